@@ -1,0 +1,43 @@
+# Vigil — developer entry points. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+JAVA_HOME := $(shell environments/local/bin/java-home.sh)
+ifeq ($(JAVA_HOME),)
+$(error no JDK >= 21 found: set JAVA_HOME or install one under /usr/lib/jvm)
+endif
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(PATH)
+
+MVN ?= ./mvnw -B --no-transfer-progress
+LOCAL := environments/local/bin
+
+.PHONY: help build test run stop logs bench clean deps
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+deps: ## Install what the tests and the local platform need (redis-server, ...)
+	@$(LOCAL)/ensure-deps.sh
+
+build: ## Compile and package every module (no tests)
+	$(MVN) -DskipTests package
+
+test: deps ## Run every test (what CI runs)
+	$(MVN) verify
+
+run: deps build ## Start the platform locally and show it working
+	@$(LOCAL)/run.sh
+
+stop: ## Stop exactly what `make run` started
+	@$(LOCAL)/stop.sh
+
+logs: ## Show the logs of what `make run` started
+	@$(LOCAL)/logs.sh
+
+bench: ## Run the benchmarks (JMH) and print where the results are
+	@$(LOCAL)/bench.sh
+
+clean: ## Remove build output and local state
+	$(MVN) -q clean
+	rm -rf .local

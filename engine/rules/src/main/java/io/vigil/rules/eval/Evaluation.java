@@ -1,0 +1,30 @@
+package io.vigil.rules.eval;
+
+import java.util.List;
+
+/**
+ * The result of evaluating one transaction against one ruleset.
+ *
+ * @param decision       the decision (for MONITORING: the caller's decision is echoed by the service)
+ * @param mode           NORMAL or DEGRADED (FAIL_OPEN is produced by the service when no ruleset exists)
+ * @param errorCode      null when NORMAL
+ * @param rulesetKey     evaluated ruleset
+ * @param rulesetVersion its version
+ * @param ruleId         the deciding rule (FIRST_MATCH); null when the default decision applied
+ * @param reasonCode     the deciding rule's reason code; null when the default decision applied
+ * @param matchedRules   FIRST_MATCH: the decider plus shadow matches; ALL_MATCHING: every match, in order
+ * @param velocityResults every velocity check made for this transaction
+ * @param evaluationNanos time spent in rule evaluation (excluding the velocity round trip)
+ */
+public record Evaluation(
+        Outcome decision,
+        EngineMode mode,
+        EngineErrorCode errorCode,
+        String rulesetKey,
+        int rulesetVersion,
+        String ruleId,
+        String reasonCode,
+        List<MatchedRule> matchedRules,
+        List<VelocityResult> velocityResults,
+        long evaluationNanos) {
+}

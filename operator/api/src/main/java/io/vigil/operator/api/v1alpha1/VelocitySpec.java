@@ -1,0 +1,114 @@
+package io.vigil.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class VelocitySpec {
+
+    @JsonPropertyDescription("The Redis holding velocity counters and the decision stream: managed by the operator (redis-operator) or external.")
+    @Default("{}")
+    public Redis redis = new Redis();
+
+    @JsonPropertyDescription("The engine's Redis connection pool.")
+    @Default("{}")
+    public Pool pool = new Pool();
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!(has(self.managed) && has(self.external))",
+            message = "set either velocity.redis.managed or velocity.redis.external, not both (neither means managed with defaults)")
+    public static class Redis {
+        @JsonPropertyDescription("A Redis run by redis-operator (redis.redis.opstreelabs.in/v1beta2), owned by this FraudEngine.")
+        public ManagedRedis managed;
+
+        @JsonPropertyDescription("An existing Redis; nothing is created.")
+        public ExternalRedis external;
+
+        public boolean hasExternal() {
+            return external != null;
+        }
+
+        public ManagedRedis managedOrDefault() {
+            return managed != null ? managed : new ManagedRedis();
+        }
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.size) || (self.mode == 'standalone' ? self.size == 1 : self.size >= 2)",
+            message = "a standalone Redis has size 1; replication needs size >= 2")
+    public static class ManagedRedis {
+        @Default("standalone")
+        @Pattern("^(standalone|replication)$")
+        @JsonPropertyDescription("standalone (one pod) or replication (primary + replicas, failover by sentinel).")
+        public String mode = "standalone";
+
+        @Min(1)
+        @Max(9)
+        @JsonPropertyDescription("Redis pods (default 1 for standalone, 3 for replication).")
+        public Integer size;
+
+        @Default("3")
+        @Min(3)
+        @Max(7)
+        @JsonPropertyDescription("Sentinel pods in replication mode.")
+        public Integer sentinels = 3;
+
+        @Default("1Gi")
+        @Pattern(Quantities.PATTERN)
+        @JsonPropertyDescription("Persistent volume size per Redis pod.")
+        public String storage = "1Gi";
+
+        @Default("quay.io/opstree/redis:v7.0.15")
+        public String image = "quay.io/opstree/redis:v7.0.15";
+
+        public ResourceRequirements resources;
+
+        public boolean replication() {
+            return "replication".equals(mode);
+        }
+
+        public int sizeOrDefault() {
+            return size != null ? size : replication() ? 3 : 1;
+        }
+    }
+
+    public static class ExternalRedis {
+        @Required
+        @Pattern("^[^:/\\s]+:[0-9]{1,5}$")
+        @JsonPropertyDescription("host:port of the Redis.")
+        public String address;
+
+        @JsonPropertyDescription("Secret key holding the Redis password (optional).")
+        public SecretKeyRef passwordSecretRef;
+    }
+
+    public static class Pool {
+        @Default("16")
+        @Min(1)
+        @Max(1024)
+        @JsonPropertyDescription("Maximum Redis connections per engine pod (quarkus.redis.max-pool-size).")
+        public Integer maxConnections = 16;
+
+        @Default("1024")
+        @Min(0)
+        @JsonPropertyDescription("Requests that may wait for a connection (quarkus.redis.max-pool-waiting); beyond it velocity is unavailable.")
+        public Integer maxWaitingHandlers = 1024;
+
+        @Default("2s")
+        @Pattern(Durations.PATTERN)
+        @JsonPropertyDescription("Timeout of a Redis command on the connection (quarkus.redis.timeout); the request deadline is usually far shorter.")
+        public String timeout = "2s";
+
+        @Default("30s")
+        @Pattern(Durations.PATTERN)
+        @JsonPropertyDescription("Idle connections are closed after this long (quarkus.redis.pool-recycle-timeout).")
+        public String idleTimeout = "30s";
+    }
+}

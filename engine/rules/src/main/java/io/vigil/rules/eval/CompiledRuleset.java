@@ -33,6 +33,16 @@ public interface CompiledRuleset {
     /** The ruleset's own velocity failure policy, or null to use the engine's. */
     VelocityFailurePolicy velocityFailurePolicy();
 
+    /** The country partition (ISO 3166 alpha-2) this ruleset serves, or null for global. */
+    default String country() {
+        return null;
+    }
+
+    /** The validated document it was compiled from (for listings and tools); may be null. */
+    default io.vigil.rules.model.RulesetDocument document() {
+        return null;
+    }
+
     /** Evaluates scopes and conditions; collects the velocity checks of every velocity rule whose condition holds. */
     Pending prepare(Transaction txn, EvaluationType type);
 

@@ -1,0 +1,393 @@
+package io.vigil.rules.eval;
+
+import io.vigil.rules.model.Operator;
+import io.vigil.rules.txn.Field;
+import io.vigil.rules.txn.Transaction;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A compiled condition node. Evaluation is three-valued (ADR 0002): a comparison on a missing or
+ * differently-typed value is UNKNOWN, {@code not} keeps UNKNOWN, {@code and}/{@code or} follow
+ * Kleene logic, and only TRUE makes a rule match. Leaves hold their field as a {@link Field} and
+ * their operand already converted (double, HashSet, compiled Pattern), so evaluation does no name
+ * lookup, parsing or allocation.
+ */
+abstract class Node {
+    static final int FALSE = 0;
+    static final int TRUE = 1;
+    static final int UNKNOWN = 2;
+
+    abstract int eval(Transaction t);
+
+    static int of(boolean b) {
+        return b ? TRUE : FALSE;
+    }
+
+    /** Normalises -0.0 to 0.0 so sorted-array membership agrees with {@code ==}. */
+    static double norm(double d) {
+        return d + 0.0;
+    }
+
+    static final class All extends Node {
+        private final Node[] args;
+
+        All(Node[] args) {
+            this.args = args;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            int r = TRUE;
+            for (Node a : args) {
+                int v = a.eval(t);
+                if (v == FALSE) {
+                    return FALSE;
+                }
+                if (v == UNKNOWN) {
+                    r = UNKNOWN;
+                }
+            }
+            return r;
+        }
+    }
+
+    static final class Any extends Node {
+        private final Node[] args;
+
+        Any(Node[] args) {
+            this.args = args;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            int r = FALSE;
+            for (Node a : args) {
+                int v = a.eval(t);
+                if (v == TRUE) {
+                    return TRUE;
+                }
+                if (v == UNKNOWN) {
+                    r = UNKNOWN;
+                }
+            }
+            return r;
+        }
+    }
+
+    static final class Not extends Node {
+        private final Node arg;
+
+        Not(Node arg) {
+            this.arg = arg;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            int v = arg.eval(t);
+            return v == UNKNOWN ? UNKNOWN : (v == TRUE ? FALSE : TRUE);
+        }
+    }
+
+    /** exists: the only leaf that is FALSE (not UNKNOWN) on a missing field. */
+    static final class Exists extends Node {
+        private final Field field;
+
+        Exists(Field field) {
+            this.field = field;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            return of(t.has(field));
+        }
+    }
+
+    static final class TextEq extends Node {
+        private final Field field;
+        private final String value;
+        private final boolean negate;
+
+        TextEq(Field field, String value, boolean negate) {
+            this.field = field;
+            this.value = value;
+            this.negate = negate;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            String s = t.text(field);
+            if (s == null) {
+                return UNKNOWN;
+            }
+            return of(value.equals(s) != negate);
+        }
+    }
+
+    /** in / not_in / in_list / not_in_list over text. */
+    static final class TextIn extends Node {
+        private final Field field;
+        private final Set<String> values;
+        private final boolean negate;
+
+        TextIn(Field field, Set<String> values, boolean negate) {
+            this.field = field;
+            this.values = values;
+            this.negate = negate;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            String s = t.text(field);
+            if (s == null) {
+                return UNKNOWN;
+            }
+            return of(values.contains(s) != negate);
+        }
+    }
+
+    /** contains / starts_with / ends_with. */
+    static final class TextMatch extends Node {
+        private final Field field;
+        private final String value;
+        private final Operator op;
+
+        TextMatch(Field field, String value, Operator op) {
+            this.field = field;
+            this.value = value;
+            this.op = op;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            String s = t.text(field);
+            if (s == null) {
+                return UNKNOWN;
+            }
+            return of(textMatch(op, s, value));
+        }
+    }
+
+    static boolean textMatch(Operator op, String s, String value) {
+        return switch (op) {
+            case CONTAINS -> s.contains(value);
+            case STARTS_WITH -> s.startsWith(value);
+            default -> s.endsWith(value);
+        };
+    }
+
+    /**
+     * regex: {@code find()} semantics (anchor with ^...$ for a full match). One reusable Matcher per
+     * thread, because {@code Pattern.matcher} would allocate on every evaluation.
+     */
+    static final class TextRegex extends Node {
+        private final Field field;
+        private final ThreadLocal<Matcher> matcher;
+
+        TextRegex(Field field, Pattern pattern) {
+            this.field = field;
+            this.matcher = ThreadLocal.withInitial(() -> pattern.matcher(""));
+        }
+
+        @Override
+        int eval(Transaction t) {
+            String s = t.text(field);
+            if (s == null) {
+                return UNKNOWN;
+            }
+            return of(matcher.get().reset(s).find());
+        }
+    }
+
+    /** eq ne gt gte lt lte on a number field. */
+    static final class NumCmp extends Node {
+        private final Field field;
+        private final Operator op;
+        private final double value;
+
+        NumCmp(Field field, Operator op, double value) {
+            this.field = field;
+            this.op = op;
+            this.value = value;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            if (!t.isNumber(field)) {
+                return UNKNOWN;
+            }
+            return of(compare(op, t.number(field), value));
+        }
+    }
+
+    static boolean compare(Operator op, double x, double v) {
+        return switch (op) {
+            case EQ -> x == v;
+            case NE -> x != v;
+            case GT -> x > v;
+            case GTE -> x >= v;
+            case LT -> x < v;
+            default -> x <= v;
+        };
+    }
+
+    static final class NumIn extends Node {
+        private final Field field;
+        private final double[] sorted;
+        private final boolean negate;
+
+        NumIn(Field field, double[] values, boolean negate) {
+            this.field = field;
+            this.sorted = sortedSet(values);
+            this.negate = negate;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            if (!t.isNumber(field)) {
+                return UNKNOWN;
+            }
+            return of((Arrays.binarySearch(sorted, norm(t.number(field))) >= 0) != negate);
+        }
+    }
+
+    static double[] sortedSet(double[] values) {
+        double[] s = new double[values.length];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = norm(values[i]);
+        }
+        Arrays.sort(s);
+        return s;
+    }
+
+    /** between: inclusive at both ends. */
+    static final class NumBetween extends Node {
+        private final Field field;
+        private final double low;
+        private final double high;
+
+        NumBetween(Field field, double low, double high) {
+            this.field = field;
+            this.low = low;
+            this.high = high;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            if (!t.isNumber(field)) {
+                return UNKNOWN;
+            }
+            double x = t.number(field);
+            return of(x >= low && x <= high);
+        }
+    }
+
+    static final class BoolEq extends Node {
+        private final Field field;
+        private final boolean value;
+        private final boolean negate;
+
+        BoolEq(Field field, boolean value, boolean negate) {
+            this.field = field;
+            this.value = value;
+            this.negate = negate;
+        }
+
+        @Override
+        int eval(Transaction t) {
+            if (!t.isBoolean(field)) {
+                return UNKNOWN;
+            }
+            return of((t.bool(field) == value) != negate);
+        }
+    }
+
+    /**
+     * Any operator on {@code custom_fields.<name>}: the value's type is only known at run time, so
+     * the operand is kept in every form the rule allows and a value of another type is UNKNOWN.
+     */
+    static final class Custom extends Node {
+        private final String name;
+        private final Operator op;
+        private final String text;
+        private final double number;
+        private final double high;
+        private final Boolean bool;
+        private final Set<String> texts;
+        private final double[] numbers;
+        private final boolean hasTrue;
+        private final boolean hasFalse;
+        private final ThreadLocal<Matcher> matcher;
+
+        Custom(String name, Operator op, String text, double number, double high, Boolean bool, Set<String> texts,
+               double[] numbers, boolean hasTrue, boolean hasFalse, Pattern pattern) {
+            this.name = name;
+            this.op = op;
+            this.text = text;
+            this.number = number;
+            this.high = high;
+            this.bool = bool;
+            this.texts = texts;
+            this.numbers = numbers == null ? null : sortedSet(numbers);
+            this.hasTrue = hasTrue;
+            this.hasFalse = hasFalse;
+            this.matcher = pattern == null ? null : ThreadLocal.withInitial(() -> pattern.matcher(""));
+        }
+
+        @Override
+        int eval(Transaction t) {
+            Object v = t.custom(name);
+            if (v == null) {
+                return op == Operator.EXISTS ? FALSE : UNKNOWN;
+            }
+            boolean negate = op.negative();
+            switch (op) {
+                case EXISTS:
+                    return TRUE;
+                case EQ:
+                case NE:
+                    if (v instanceof String s && text != null) {
+                        return of(text.equals(s) != negate);
+                    }
+                    if (v instanceof Double d && !Double.isNaN(number)) {
+                        return of((d == number) != negate);
+                    }
+                    if (v instanceof Boolean b && bool != null) {
+                        return of(b.equals(bool) != negate);
+                    }
+                    return UNKNOWN;
+                case IN:
+                case NOT_IN:
+                case IN_LIST:
+                case NOT_IN_LIST:
+                    if (v instanceof String s && texts != null) {
+                        return of(texts.contains(s) != negate);
+                    }
+                    if (v instanceof Double d && numbers != null) {
+                        return of((Arrays.binarySearch(numbers, norm(d)) >= 0) != negate);
+                    }
+                    if (v instanceof Boolean b && (hasTrue || hasFalse)) {
+                        return of((b ? hasTrue : hasFalse) != negate);
+                    }
+                    return UNKNOWN;
+                case GT:
+                case GTE:
+                case LT:
+                case LTE:
+                    return v instanceof Double d ? of(compare(op, d, number)) : UNKNOWN;
+                case BETWEEN:
+                    return v instanceof Double d ? of(d >= number && d <= high) : UNKNOWN;
+                case CONTAINS:
+                case STARTS_WITH:
+                case ENDS_WITH:
+                    return v instanceof String s ? of(textMatch(op, s, text)) : UNKNOWN;
+                case REGEX:
+                    return v instanceof String s ? of(matcher.get().reset(s).find()) : UNKNOWN;
+                default:
+                    return UNKNOWN;
+            }
+        }
+    }
+}

@@ -1,0 +1,887 @@
+package io.vigil.rules.parse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.eval.VelocityFailurePolicy;
+import io.vigil.rules.model.Action;
+import io.vigil.rules.model.Condition;
+import io.vigil.rules.model.ExecutionMode;
+import io.vigil.rules.model.Names;
+import io.vigil.rules.model.Operator;
+import io.vigil.rules.model.Rule;
+import io.vigil.rules.model.RuleMode;
+import io.vigil.rules.model.RulesetDocument;
+import io.vigil.rules.model.Scope;
+import io.vigil.rules.model.Velocity;
+import io.vigil.rules.txn.Field;
+import io.vigil.rules.velocity.Aggregate;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Turns a parsed JSON/YAML tree into a {@link RulesetDocument}, checking everything on the way and
+ * collecting every problem (never stopping at the first). The native format is strict about keys;
+ * the legacy compiled-artifact format tolerates the extra top-level and rule-level keys the old
+ * engine wrote, but its conditions are checked just as strictly (the old engine's silent fallbacks
+ * are the defects this rewrite fixes).
+ */
+final class DocumentParser {
+    static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    static final Pattern RULE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}");
+    static final Pattern LIST_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    static final Pattern CUSTOM_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
+    static final Pattern REASON_CODE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}");
+    static final Pattern COUNTRY = Pattern.compile("[A-Z]{2}");
+    static final Pattern BIN_PREFIX = Pattern.compile("[0-9]{1,8}");
+    static final Pattern MCC = Pattern.compile("[0-9]{4}");
+    static final int MAX_REGEX_LENGTH = 1000;
+    static final String CUSTOM_PREFIX = "custom_fields.";
+
+    private static final Set<String> NATIVE_TOP = Set.of("ruleset_key", "ruleset_version", "execution_mode",
+            "country", "default_action", "velocity_failure_policy", "lists", "rules", "description");
+    private static final Set<String> NATIVE_RULE = Set.of("rule_id", "rule_version", "enabled", "priority", "mode",
+            "scope", "condition", "velocity", "action", "description");
+    private static final Set<String> SCOPE_KEYS = Set.of("network", "bin", "mcc", "logo", "country");
+    private static final Set<String> LEAF_KEYS = Set.of("field", "op", "value", "values");
+    private static final Set<String> NATIVE_VELOCITY = Set.of("dimension", "window_seconds", "aggregate", "of",
+            "threshold");
+    private static final Set<String> ACTION_KEYS = Set.of("decision", "reason_code");
+    /** Fields that make no sense as a velocity dimension: unique per transaction or not an identity. */
+    private static final Set<Field> NOT_DIMENSIONS = Set.of(Field.TRANSACTION_ID, Field.TIMESTAMP, Field.DECISION,
+            Field.AMOUNT, Field.CARD_PRESENT);
+
+    private final List<ValidationError> errors = new ArrayList<>();
+    private boolean legacy;
+    private Set<String> listNames = Set.of();
+
+    List<ValidationError> errors() {
+        return errors;
+    }
+
+    /** Whether the document uses the old engine's format: {@code schema_version} or op-style logical nodes. */
+    static boolean isLegacy(JsonNode root) {
+        if (root.has("schema_version")) {
+            return true;
+        }
+        JsonNode rules = root.get("rules");
+        if (rules != null && rules.isArray()) {
+            for (JsonNode r : rules) {
+                if (r.isObject() && hasOpStyle(r.get("condition"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasOpStyle(JsonNode n) {
+        if (n == null || !n.isContainerNode()) {
+            return false;
+        }
+        if (n.isObject()) {
+            if (n.has("args") || isLogicalOp(n.get("op"))) {
+                return true;
+            }
+        }
+        for (JsonNode c : n) {
+            if (hasOpStyle(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isLogicalOp(JsonNode op) {
+        if (op == null || !op.isTextual()) {
+            return false;
+        }
+        String s = op.textValue();
+        return s.equals("and") || s.equals("or") || s.equals("not");
+    }
+
+    RulesetDocument parse(JsonNode root) {
+        if (root == null || !root.isObject()) {
+            error("$", "expected an object (a ruleset document)");
+            return null;
+        }
+        legacy = isLegacy(root);
+        if (!legacy) {
+            unknownKeys(root, NATIVE_TOP, "");
+        } else {
+            JsonNode sv = root.get("schema_version");
+            if (sv != null && !(sv.isIntegralNumber() && sv.asInt() == 1)) {
+                error("schema_version", "unsupported schema_version " + sv + " (the legacy format is version 1)");
+            }
+        }
+        String key = string(root, "ruleset_key", "ruleset_key", true);
+        if (key != null && !KEY.matcher(key).matches()) {
+            error("ruleset_key", "must be 1 to 64 letters, digits, '_', '.' or '-'");
+        }
+        Integer version = positiveInt(root, "ruleset_version", "ruleset_version", true);
+        ExecutionMode mode = enumValue(root, "execution_mode", "execution_mode", ExecutionMode.class, true);
+        String country = null;
+        String c = string(root, "country", "country", false);
+        if (c != null && !c.equalsIgnoreCase("global")) {
+            if (!COUNTRY.matcher(c).matches()) {
+                error("country", "expected an ISO 3166 alpha-2 code (e.g. \"US\") or \"global\"");
+            } else {
+                country = c;
+            }
+        }
+        Action defaultAction = Action.APPROVE;
+        if (root.has("default_action")) {
+            Action a = action(root.get("default_action"), "default_action");
+            if (a != null) {
+                defaultAction = a;
+            }
+        }
+        VelocityFailurePolicy policy = enumValue(root, "velocity_failure_policy", "velocity_failure_policy",
+                VelocityFailurePolicy.class, false);
+        Map<String, List<String>> lists = lists(root.get("lists"));
+        listNames = lists.keySet();
+
+        List<Rule> rules = new ArrayList<>();
+        JsonNode rulesNode = root.get("rules");
+        if (rulesNode == null || rulesNode.isNull()) {
+            error("rules", "is required");
+        } else if (!rulesNode.isArray()) {
+            error("rules", "expected an array");
+        } else if (rulesNode.isEmpty()) {
+            error("rules", "a ruleset needs at least one rule");
+        } else {
+            Map<String, Integer> seen = new HashMap<>();
+            for (int i = 0; i < rulesNode.size(); i++) {
+                String path = "rules[" + i + "]";
+                Rule r = rule(rulesNode.get(i), path);
+                if (r != null) {
+                    rules.add(r);
+                }
+                JsonNode id = rulesNode.get(i).get("rule_id");
+                if (id != null && id.isTextual()) {
+                    Integer first = seen.putIfAbsent(id.textValue(), i);
+                    if (first != null) {
+                        error(path + ".rule_id", "duplicate rule_id \"" + id.textValue() + "\" (first used at rules["
+                                + first + "])");
+                    }
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            return null;
+        }
+        return new RulesetDocument(legacy, key, version, mode, country, defaultAction, policy, lists, rules);
+    }
+
+    private Map<String, List<String>> lists(JsonNode n) {
+        Map<String, List<String>> lists = new LinkedHashMap<>();
+        if (n == null || n.isNull()) {
+            return lists;
+        }
+        if (!n.isObject()) {
+            error("lists", "expected an object of named lists");
+            return lists;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String path = "lists." + e.getKey();
+            if (!LIST_NAME.matcher(e.getKey()).matches()) {
+                error(path, "a list name is 1 to 64 letters, digits, '_', '.' or '-'");
+            }
+            JsonNode arr = e.getValue();
+            if (!arr.isArray()) {
+                error(path, "expected an array of strings");
+                continue;
+            }
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < arr.size(); i++) {
+                JsonNode v = arr.get(i);
+                if (v.isTextual()) {
+                    values.add(v.textValue());
+                } else if (v.isIntegralNumber()) {
+                    values.add(v.asText());
+                } else {
+                    error(path + "[" + i + "]", "expected a string");
+                }
+            }
+            lists.put(e.getKey(), values);
+        }
+        return lists;
+    }
+
+    private Rule rule(JsonNode n, String path) {
+        if (!n.isObject()) {
+            error(path, "expected an object (a rule)");
+            return null;
+        }
+        if (!legacy) {
+            unknownKeys(n, NATIVE_RULE, path + ".");
+        }
+        int before = errors.size();
+        String id = string(n, "rule_id", path + ".rule_id", true);
+        if (id != null && !RULE_ID.matcher(id).matches()) {
+            error(path + ".rule_id", "must be 1 to 128 letters, digits, '_', '.', ':' or '-'");
+        }
+        Integer version = positiveInt(n, "rule_version", path + ".rule_version", false);
+        Boolean enabled = bool(n, "enabled", path + ".enabled");
+        Integer priority = integer(n, "priority", path + ".priority", false);
+        RuleMode mode = enumValue(n, "mode", path + ".mode", RuleMode.class, false);
+        Scope scope = n.has("scope") ? scope(n.get("scope"), path + ".scope") : Scope.GLOBAL;
+        Condition condition = null;
+        if (n.has("condition")) {
+            condition = condition(n.get("condition"), path + ".condition");
+        }
+        Velocity velocity = n.has("velocity") && !n.get("velocity").isNull()
+                ? velocity(n.get("velocity"), path + ".velocity") : null;
+        Action action = null;
+        if (!n.has("action")) {
+            error(path + ".action", "is required");
+        } else {
+            action = action(n.get("action"), path + ".action");
+        }
+        String description = string(n, "description", path + ".description", false);
+        if (errors.size() != before) {
+            return null;
+        }
+        return new Rule(id, version == null ? 1 : version, enabled == null || enabled,
+                priority == null ? 0 : priority, mode == null ? RuleMode.ACTIVE : mode, scope, condition, velocity,
+                action, description);
+    }
+
+    private Scope scope(JsonNode n, String path) {
+        if (n.isNull()) {
+            return Scope.GLOBAL;
+        }
+        if (!n.isObject()) {
+            error(path, "expected an object with any of network, bin, mcc, logo, country");
+            return Scope.GLOBAL;
+        }
+        unknownKeys(n, SCOPE_KEYS, path + ".");
+        return new Scope(
+                scopeValues(n, "network", path, null, null),
+                scopeValues(n, "bin", path, BIN_PREFIX, "a BIN prefix is 1 to 8 digits"),
+                scopeValues(n, "mcc", path, MCC, "an MCC is 4 digits"),
+                scopeValues(n, "logo", path, null, null),
+                scopeValues(n, "country", path, COUNTRY, "expected an ISO 3166 alpha-2 code (e.g. \"US\")"));
+    }
+
+    private List<String> scopeValues(JsonNode scope, String key, String path, Pattern pattern, String patternMessage) {
+        JsonNode n = scope.get(key);
+        String p = path + "." + key;
+        if (n == null || n.isNull()) {
+            return List.of();
+        }
+        List<JsonNode> items = new ArrayList<>();
+        boolean array = n.isArray();
+        if (array) {
+            n.forEach(items::add);
+            if (items.isEmpty()) {
+                error(p, "needs at least one value (leave " + key + " out to match any)");
+            }
+        } else {
+            items.add(n);
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            JsonNode v = items.get(i);
+            String ip = array ? p + "[" + i + "]" : p;
+            String s = v.isTextual() ? v.textValue() : v.isIntegralNumber() && pattern != null && pattern != COUNTRY
+                    ? v.asText() : null;
+            if (s == null) {
+                error(ip, "expected a string");
+            } else if (s.isEmpty()) {
+                error(ip, "must not be empty");
+            } else if (pattern != null && !pattern.matcher(s).matches()) {
+                error(ip, patternMessage + ", got \"" + s + "\"");
+            } else {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    // ---- conditions -------------------------------------------------------------------------------
+
+    private Condition condition(JsonNode n, String path) {
+        if (n == null || !n.isObject()) {
+            error(path, "expected an object (a condition: a leaf {field, op, value} or and/or/not)");
+            return null;
+        }
+        if (legacy && isLogicalOp(n.get("op"))) {
+            return opStyleGroup(n, path);
+        }
+        boolean group = n.has("and") || n.has("or") || n.has("not");
+        if (group) {
+            if (n.size() != 1) {
+                error(path, "a condition node is either one of and/or/not or a leaf {field, op, value}, not both"
+                        + " (keys: " + keys(n) + ")");
+                return null;
+            }
+            String k = n.fieldNames().next();
+            JsonNode v = n.get(k);
+            if (k.equals("not")) {
+                if (v.isArray() && legacy) {
+                    if (v.size() != 1) {
+                        error(path + ".not", "not takes exactly one condition");
+                        return null;
+                    }
+                    Condition c = condition(v.get(0), path + ".not[0]");
+                    return c == null ? null : new Condition.Not(c);
+                }
+                Condition c = condition(v, path + ".not");
+                return c == null ? null : new Condition.Not(c);
+            }
+            List<Condition> args = args(v, path + "." + k, k);
+            if (args == null) {
+                return null;
+            }
+            return k.equals("and") ? new Condition.All(args) : new Condition.Any(args);
+        }
+        if (n.has("op") || n.has("field")) {
+            return leaf(n, path);
+        }
+        error(path, "expected a condition: a leaf {field, op, value} or one of and/or/not"
+                + (n.isEmpty() ? " (the node is empty)" : " (keys: " + keys(n) + ")"));
+        return null;
+    }
+
+    private Condition opStyleGroup(JsonNode n, String path) {
+        String op = n.get("op").textValue();
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!k.equals("op") && !k.equals("args")) {
+                error(path + "." + k, "unknown key \"" + k + "\" (a logical node has \"op\" and \"args\")");
+            }
+        }
+        JsonNode args = n.get("args");
+        if (args == null) {
+            error(path + ".args", op + " needs \"args\"");
+            return null;
+        }
+        if (op.equals("not")) {
+            if (args.isObject()) {
+                Condition c = condition(args, path + ".args");
+                return c == null ? null : new Condition.Not(c);
+            }
+            if (!args.isArray() || args.size() != 1) {
+                error(path + ".args", "not takes exactly one condition");
+                return null;
+            }
+            Condition c = condition(args.get(0), path + ".args[0]");
+            return c == null ? null : new Condition.Not(c);
+        }
+        List<Condition> list = args(args, path + ".args", op);
+        if (list == null) {
+            return null;
+        }
+        return op.equals("and") ? new Condition.All(list) : new Condition.Any(list);
+    }
+
+    private List<Condition> args(JsonNode v, String path, String op) {
+        if (!v.isArray()) {
+            error(path, op + " needs an array of conditions");
+            return null;
+        }
+        if (v.isEmpty()) {
+            error(path, op + " needs at least one condition");
+            return null;
+        }
+        List<Condition> out = new ArrayList<>();
+        boolean ok = true;
+        for (int i = 0; i < v.size(); i++) {
+            Condition c = condition(v.get(i), path + "[" + i + "]");
+            if (c == null) {
+                ok = false;
+            } else {
+                out.add(c);
+            }
+        }
+        return ok ? out : null;
+    }
+
+    private Condition leaf(JsonNode n, String path) {
+        int before = errors.size();
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!LEAF_KEYS.contains(k)) {
+                error(path + "." + k, "unknown key \"" + k + "\" (a leaf has field, op and value or values)");
+            }
+        }
+        Operator op = null;
+        JsonNode opNode = n.get("op");
+        if (opNode == null) {
+            error(path + ".op", "is required");
+        } else if (!opNode.isTextual()) {
+            error(path + ".op", "expected a string");
+        } else {
+            String name = opNode.textValue();
+            op = legacy ? Operator.byLegacyName(name) : Operator.byName(name);
+            if (op == null) {
+                String hint = Operator.suggest(name);
+                error(path + ".op", "unknown operator \"" + name + "\"" + (hint == null ? "" : " (did you mean \"" + hint + "\"?)"));
+            }
+        }
+        String field = null;
+        FieldType type = null;
+        JsonNode fieldNode = n.get("field");
+        if (fieldNode == null) {
+            error(path + ".field", "is required");
+        } else if (!fieldNode.isTextual()) {
+            error(path + ".field", "expected a string");
+        } else {
+            field = fieldNode.textValue();
+            type = fieldType(field, path + ".field");
+        }
+        boolean hasValue = n.has("value");
+        boolean hasValues = n.has("values");
+        if (hasValue && hasValues) {
+            error(path, "has both \"value\" and \"values\"; use one");
+            return null;
+        }
+        if (op == null || type == null) {
+            return null;
+        }
+        Object value = null;
+        List<Object> values = List.of();
+        String fieldDesc = field + " is " + type.description;
+        switch (op) {
+            case EXISTS -> {
+                if (hasValue || hasValues) {
+                    error(path + (hasValue ? ".value" : ".values"), "exists takes no value");
+                }
+            }
+            case IN, NOT_IN -> {
+                JsonNode arr = hasValues ? n.get("values") : n.get("value");
+                String vp = path + (hasValues ? ".values" : ".value");
+                if (arr == null) {
+                    error(path + ".values", op.jsonName() + " needs \"values\": a non-empty array");
+                } else if (!arr.isArray()) {
+                    error(vp, "expected an array");
+                } else if (arr.isEmpty()) {
+                    error(vp, "needs at least one value");
+                } else {
+                    if (type == FieldType.BOOLEAN) {
+                        error(path + ".op", op.jsonName() + " does not apply to " + fieldDesc + " (use eq)");
+                    } else {
+                        List<Object> list = new ArrayList<>();
+                        for (int i = 0; i < arr.size(); i++) {
+                            Object v = scalar(arr.get(i), vp + "[" + i + "]", type, fieldDesc);
+                            if (v != null) {
+                                list.add(v);
+                            }
+                        }
+                        values = list;
+                    }
+                }
+            }
+            case BETWEEN -> {
+                JsonNode arr = hasValues ? n.get("values") : n.get("value");
+                String vp = path + (hasValues ? ".values" : ".value");
+                if (type == FieldType.STRING || type == FieldType.BOOLEAN) {
+                    error(path + ".op", "between compares numbers; " + fieldDesc);
+                } else if (arr == null || !arr.isArray() || arr.size() != 2 || !arr.get(0).isNumber()
+                        || !arr.get(1).isNumber()) {
+                    error(arr == null ? path + ".values" : vp, "between needs exactly 2 numbers: [low, high]");
+                } else {
+                    BigDecimal lo = arr.get(0).decimalValue();
+                    BigDecimal hi = arr.get(1).decimalValue();
+                    if (lo.compareTo(hi) > 0) {
+                        error(vp, "between needs low <= high, got [" + lo + ", " + hi + "]");
+                    }
+                    values = List.of(lo, hi);
+                }
+            }
+            case IN_LIST, NOT_IN_LIST -> {
+                if (hasValues) {
+                    error(path + ".values", op.jsonName() + " takes \"value\": the name of a list");
+                } else if (!hasValue || !n.get("value").isTextual()) {
+                    error(path + ".value", op.jsonName() + " needs \"value\": the name of a list");
+                } else if (type != FieldType.STRING && type != FieldType.CUSTOM) {
+                    error(path + ".op", op.jsonName() + " compares text; " + fieldDesc);
+                } else {
+                    String list = n.get("value").textValue();
+                    if (!listNames.contains(list)) {
+                        error(path + ".value", "unknown list \"" + list + "\"" + (listNames.isEmpty()
+                                ? " (the ruleset defines no lists)" : " (lists: " + String.join(", ", new TreeSet<>(listNames)) + ")"));
+                    }
+                    value = list;
+                }
+            }
+            default -> {
+                // eq ne gt gte lt lte contains starts_with ends_with regex: one scalar
+                if (hasValues) {
+                    error(path + ".values", op.jsonName() + " takes \"value\", not \"values\"");
+                    break;
+                }
+                if (!hasValue) {
+                    error(path + ".value", op.jsonName() + " needs \"value\"");
+                    break;
+                }
+                JsonNode v = n.get("value");
+                String vp = path + ".value";
+                if (op.ordering()) {
+                    if (type == FieldType.STRING || type == FieldType.BOOLEAN) {
+                        error(path + ".op", op.jsonName() + " compares numbers; " + fieldDesc);
+                    } else if (!v.isNumber()) {
+                        error(vp, "expected a number");
+                    } else {
+                        value = v.decimalValue();
+                    }
+                } else if (op.textual()) {
+                    if (type == FieldType.NUMBER || type == FieldType.BOOLEAN) {
+                        error(path + ".op", op.jsonName() + " applies to text; " + fieldDesc);
+                    } else if (!v.isTextual()) {
+                        error(vp, "expected a string");
+                    } else {
+                        value = v.textValue();
+                        if (op == Operator.REGEX) {
+                            regex(v.textValue(), vp);
+                        }
+                    }
+                } else {
+                    value = scalar(v, vp, type, fieldDesc);
+                }
+            }
+        }
+        if (errors.size() != before) {
+            return null;
+        }
+        return new Condition.Leaf(field, op, value, values);
+    }
+
+    private void regex(String s, String path) {
+        if (s.length() > MAX_REGEX_LENGTH) {
+            error(path, "regex longer than " + MAX_REGEX_LENGTH + " characters");
+            return;
+        }
+        try {
+            Pattern.compile(s);
+        } catch (PatternSyntaxException e) {
+            error(path, "invalid regex: " + e.getDescription() + " near index " + e.getIndex());
+        }
+    }
+
+    /** A scalar operand of eq/ne/in/not_in, type-checked against the field. */
+    private Object scalar(JsonNode v, String path, FieldType type, String fieldDesc) {
+        if (v.isContainerNode() || v.isNull()) {
+            error(path, "expected a single " + (type == FieldType.CUSTOM ? "value" : type.valueName));
+            return null;
+        }
+        switch (type) {
+            case NUMBER -> {
+                if (!v.isNumber()) {
+                    error(path, "expected a number (" + fieldDesc + ")");
+                    return null;
+                }
+                return v.decimalValue();
+            }
+            case STRING -> {
+                if (!v.isTextual()) {
+                    error(path, "expected a string (" + fieldDesc + ")");
+                    return null;
+                }
+                return v.textValue();
+            }
+            case BOOLEAN -> {
+                if (!v.isBoolean()) {
+                    error(path, "expected a boolean (" + fieldDesc + ")");
+                    return null;
+                }
+                return v.booleanValue();
+            }
+            default -> {
+                if (v.isNumber()) {
+                    return v.decimalValue();
+                }
+                if (v.isBoolean()) {
+                    return v.booleanValue();
+                }
+                if (v.isTextual()) {
+                    return v.textValue();
+                }
+                error(path, "expected a string, number or boolean");
+                return null;
+            }
+        }
+    }
+
+    enum FieldType {
+        STRING("a text field", "string"), NUMBER("a number field", "number"), BOOLEAN("a boolean field", "boolean"),
+        CUSTOM("a custom field", "value");
+
+        final String description;
+        final String valueName;
+
+        FieldType(String description, String valueName) {
+            this.description = description;
+            this.valueName = valueName;
+        }
+    }
+
+    /** The type of a field reference, or null (with an error) when the field is unknown. */
+    private FieldType fieldType(String name, String path) {
+        if (name.startsWith(CUSTOM_PREFIX)) {
+            String custom = name.substring(CUSTOM_PREFIX.length());
+            if (!CUSTOM_NAME.matcher(custom).matches()) {
+                error(path, "a custom field is custom_fields.<name> with a name of letters, digits, '_', '.' or '-'");
+                return null;
+            }
+            return FieldType.CUSTOM;
+        }
+        Field f = Field.byName(name);
+        if (f == null) {
+            String hint = Names.closest(name, fieldNames());
+            error(path, "unknown field \"" + name + "\"" + (hint == null
+                    ? " (known: the transaction fields of the contract, their aliases, or custom_fields.<name>)"
+                    : " (did you mean \"" + hint + "\"?)"));
+            return null;
+        }
+        return switch (f.type()) {
+            case STRING -> FieldType.STRING;
+            case NUMBER -> FieldType.NUMBER;
+            case BOOLEAN -> FieldType.BOOLEAN;
+        };
+    }
+
+    static List<String> fieldNames() {
+        List<String> names = new ArrayList<>();
+        for (Field f : Field.values()) {
+            names.add(f.jsonName());
+        }
+        names.addAll(Arrays.asList("mcc", "ip", "device", "network", "bin", "logo", "occurred_at"));
+        return names;
+    }
+
+    // ---- velocity, action --------------------------------------------------------------------------
+
+    private Velocity velocity(JsonNode n, String path) {
+        if (!n.isObject()) {
+            error(path, "expected an object {dimension, window_seconds, aggregate, of, threshold}");
+            return null;
+        }
+        if (!legacy) {
+            unknownKeys(n, NATIVE_VELOCITY, path + ".");
+        }
+        int before = errors.size();
+        String dimension = null;
+        String dim = string(n, "dimension", path + ".dimension", true);
+        if (dim != null) {
+            Field f = Field.byName(dim);
+            if (f == null || f.type() != Field.Type.STRING || NOT_DIMENSIONS.contains(f)) {
+                error(path + ".dimension", "unknown dimension \"" + dim + "\" (use a transaction field that identifies"
+                        + " something, e.g. card_hash, device_id, ip_address, email, merchant_id)");
+            } else {
+                dimension = f.jsonName();
+            }
+        }
+        Integer window = integer(n, "window_seconds", path + ".window_seconds", true);
+        if (window != null && (window <= 0 || window > Velocity.MAX_WINDOW_SECONDS)) {
+            error(path + ".window_seconds", "must be between 1 and " + Velocity.MAX_WINDOW_SECONDS
+                    + " seconds (7 days), got " + window);
+        }
+        Aggregate aggregate = enumValue(n, "aggregate", path + ".aggregate", Aggregate.class, false);
+        if (aggregate == null) {
+            aggregate = Aggregate.COUNT;
+        }
+        String of = null;
+        String ofName = string(n, "of", path + ".of", false);
+        switch (aggregate) {
+            case COUNT -> {
+                if (ofName != null) {
+                    error(path + ".of", "only sum and distinct take \"of\"");
+                }
+            }
+            case SUM -> {
+                if (ofName == null) {
+                    error(path + ".of", "sum needs \"of\": a numeric field (amount or custom_fields.<name>)");
+                } else if (ofName.startsWith(CUSTOM_PREFIX)) {
+                    of = fieldType(ofName, path + ".of") == null ? null : ofName;
+                } else {
+                    Field f = Field.byName(ofName);
+                    if (f == null || f.type() != Field.Type.NUMBER) {
+                        error(path + ".of", "sum needs a numeric field (amount or custom_fields.<name>), got \"" + ofName + "\"");
+                    } else {
+                        of = f.jsonName();
+                    }
+                }
+            }
+            case DISTINCT -> {
+                if (ofName == null) {
+                    error(path + ".of", "distinct needs \"of\": the field whose distinct values are counted");
+                } else if (fieldType(ofName, path + ".of") != null) {
+                    Field f = Field.byName(ofName);
+                    of = f == null ? ofName : f.jsonName();
+                }
+            }
+        }
+        BigDecimal threshold = null;
+        JsonNode t = n.get("threshold");
+        if (t == null) {
+            error(path + ".threshold", "is required");
+        } else if (!t.isNumber()) {
+            error(path + ".threshold", "expected a number");
+        } else if (t.decimalValue().signum() <= 0) {
+            error(path + ".threshold", "must be greater than 0");
+        } else {
+            threshold = t.decimalValue();
+        }
+        Outcome legacyAction = null;
+        if (legacy) {
+            JsonNode a = n.get("action");
+            if (a != null) {
+                Action act = action(a, path + ".action");
+                legacyAction = act == null ? null : act.decision();
+            }
+            JsonNode cmp = n.get("comparison");
+            if (cmp != null && !(cmp.isTextual() && cmp.textValue().equals(">="))) {
+                error(path + ".comparison", "only \">=\" is supported (the rule matches when the count reaches the threshold)");
+            }
+        }
+        if (errors.size() != before) {
+            return null;
+        }
+        return new Velocity(dimension, window, aggregate, of, threshold, legacyAction);
+    }
+
+    private Action action(JsonNode n, String path) {
+        if (n.isTextual()) {
+            Outcome o = outcome(n.textValue(), path);
+            return o == null ? null : new Action(o, null);
+        }
+        if (!n.isObject()) {
+            error(path, "expected a decision string or an object {decision, reason_code}");
+            return null;
+        }
+        if (!legacy) {
+            unknownKeys(n, ACTION_KEYS, path + ".");
+        }
+        JsonNode d = n.get("decision");
+        Outcome o = null;
+        if (d == null) {
+            error(path + ".decision", "is required");
+        } else if (!d.isTextual()) {
+            error(path + ".decision", "expected a string");
+        } else {
+            o = outcome(d.textValue(), path + ".decision");
+        }
+        String reason = string(n, "reason_code", path + ".reason_code", false);
+        if (reason != null && !REASON_CODE.matcher(reason).matches()) {
+            error(path + ".reason_code", "must be 1 to 64 letters, digits, '_', '.', ':' or '-'");
+            reason = null;
+        }
+        return o == null ? null : new Action(o, reason);
+    }
+
+    private Outcome outcome(String s, String path) {
+        try {
+            return Outcome.valueOf(s.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            error(path, "unknown decision \"" + s + "\" (expected APPROVE, DECLINE or REVIEW)");
+            return null;
+        }
+    }
+
+    // ---- scalar helpers ------------------------------------------------------------------------------
+
+    private String string(JsonNode obj, String key, String path, boolean required) {
+        JsonNode n = obj.get(key);
+        if (n == null || n.isNull()) {
+            if (required) {
+                error(path, "is required");
+            }
+            return null;
+        }
+        if (!n.isTextual()) {
+            error(path, "expected a string");
+            return null;
+        }
+        if (n.textValue().isEmpty()) {
+            error(path, "must not be empty");
+            return null;
+        }
+        return n.textValue();
+    }
+
+    private Integer integer(JsonNode obj, String key, String path, boolean required) {
+        JsonNode n = obj.get(key);
+        if (n == null || n.isNull()) {
+            if (required) {
+                error(path, "is required");
+            }
+            return null;
+        }
+        if (!n.isNumber() || !n.canConvertToExactIntegral() || !n.canConvertToInt()) {
+            error(path, "expected an integer");
+            return null;
+        }
+        return n.intValue();
+    }
+
+    private Integer positiveInt(JsonNode obj, String key, String path, boolean required) {
+        Integer v = integer(obj, key, path, required);
+        if (v != null && v <= 0) {
+            error(path, "must be a positive integer");
+            return null;
+        }
+        return v;
+    }
+
+    private Boolean bool(JsonNode obj, String key, String path) {
+        JsonNode n = obj.get(key);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isBoolean()) {
+            error(path, "expected a boolean");
+            return null;
+        }
+        return n.booleanValue();
+    }
+
+    private <E extends Enum<E>> E enumValue(JsonNode obj, String key, String path, Class<E> type, boolean required) {
+        String s = string(obj, key, path, required);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Enum.valueOf(type, s.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            List<String> names = new ArrayList<>();
+            for (E c : type.getEnumConstants()) {
+                names.add(c.name());
+            }
+            error(path, "unknown value \"" + s + "\" (expected one of " + String.join(", ", names) + ")");
+            return null;
+        }
+    }
+
+    private void unknownKeys(JsonNode n, Set<String> known, String prefix) {
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!known.contains(k)) {
+                String hint = Names.closest(k, known);
+                error(prefix + k, "unknown key \"" + k + "\"" + (hint == null ? "" : " (did you mean \"" + hint + "\"?)"));
+            }
+        }
+    }
+
+    private static String keys(JsonNode n) {
+        List<String> k = new ArrayList<>();
+        n.fieldNames().forEachRemaining(k::add);
+        return String.join(", ", k);
+    }
+
+    private void error(String path, String message) {
+        errors.add(new ValidationError(path, message));
+    }
+}

@@ -1,0 +1,57 @@
+package io.vigil.engine;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.eval.VelocityFailurePolicy;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The engine's own settings ({@code vigil.*}); the operator sets them from the FraudEngine spec. */
+@ConfigMapping(prefix = "vigil")
+public interface VigilConfig {
+
+    Engine engine();
+
+    Rulesets rulesets();
+
+    interface Engine {
+        /** Budget of one request, from the first byte handled to the answer; velocity waits at most what is left. */
+        @WithDefault("5ms")
+        Duration deadline();
+
+        /** What velocity rules do when the store does not answer in time (a ruleset may override it). */
+        @WithDefault("skip")
+        VelocityFailurePolicy velocityFailurePolicy();
+
+        /** Requests evaluated at once (mostly: waiting for velocity); beyond it requests are shed in-band. */
+        @WithDefault("2000")
+        int maxInFlight();
+
+        /** The decision of a shed request (engine_mode DEGRADED, engine_error_code LOAD_SHED). */
+        @WithDefault("APPROVE")
+        Outcome shedDecision();
+
+        /** The decision when no ruleset could be evaluated (FAIL_OPEN). */
+        @WithDefault("APPROVE")
+        Outcome defaultDecision();
+
+        /** Largest accepted request body on the data port. */
+        @WithDefault("65536")
+        int maxBodyBytes();
+
+        /** How long simulate/replay wait for read-only velocity (management only, not the hot path). */
+        @WithDefault("1s")
+        Duration managementVelocityTimeout();
+    }
+
+    interface Rulesets {
+        /** Root of {@code <KEY>/v<N>/*.json|yaml} and optional {@code <KEY>/active}. */
+        @WithDefault("rulesets")
+        Path dir();
+
+        /** How often the directory is checked for changed content. */
+        @WithDefault("2s")
+        Duration pollInterval();
+    }
+}

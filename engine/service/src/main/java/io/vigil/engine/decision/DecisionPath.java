@@ -1,0 +1,274 @@
+package io.vigil.engine.decision;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vigil.engine.VigilConfig;
+import io.vigil.engine.ruleset.LoadedRuleset;
+import io.vigil.engine.ruleset.RulesetRegistry;
+import io.vigil.rules.eval.CompiledRuleset;
+import io.vigil.rules.eval.EngineErrorCode;
+import io.vigil.rules.eval.EngineMode;
+import io.vigil.rules.eval.Evaluation;
+import io.vigil.rules.eval.EvaluationType;
+import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.eval.VelocityFailurePolicy;
+import io.vigil.rules.txn.Field;
+import io.vigil.rules.txn.Transaction;
+import io.vigil.rules.velocity.VelocityRequest;
+import io.vigil.rules.velocity.VelocityResults;
+import io.vigil.rules.velocity.VelocityStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.jboss.logging.Logger;
+
+/**
+ * The decision path of one evaluate request, after parsing: in-flight limit → ruleset pick (country
+ * partition, then global) → {@code prepare} → at most one velocity round trip bounded by what is left
+ * of the deadline (a Vert.x timer, never a blocked thread) → {@code decide} → answer → sink.
+ *
+ * <p>Runs on the request's event loop; when the velocity store completes on another thread the rest
+ * hops back onto the request's context. It never throws at the caller: an evaluation error is a
+ * FAIL_OPEN answer with the policy's default decision.
+ */
+@ApplicationScoped
+public class DecisionPath {
+    private static final Logger LOG = Logger.getLogger(DecisionPath.class);
+    public static final String AUTH_KEY = "CARD_AUTH";
+    public static final String MONITORING_KEY = "CARD_MONITORING";
+
+    static final VelocityResults DEADLINE_PASSED = VelocityResults.unavailable("no velocity answer within the deadline");
+    static final VelocityResults NO_TIME_LEFT = VelocityResults.unavailable("deadline exceeded before the velocity call");
+
+    /** The engine policy knobs of the decision path. */
+    public record Settings(long deadlineNanos, VelocityFailurePolicy velocityFailurePolicy, int maxInFlight,
+                           Outcome shedDecision, Outcome defaultDecision) {
+
+        static Settings of(VigilConfig.Engine c) {
+            return new Settings(c.deadline().toNanos(), c.velocityFailurePolicy(), c.maxInFlight(), c.shedDecision(),
+                    c.defaultDecision());
+        }
+    }
+
+    /** Receives the answer of one request (exactly once). */
+    @FunctionalInterface
+    public interface Reply {
+        void send(DecisionRecord record);
+    }
+
+    private final Vertx vertx;
+    private final RulesetRegistry rulesets;
+    private final VelocityStore velocity;
+    private final DecisionSink sink;
+    private final Settings settings;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final EngineMetrics metrics;
+    private final AtomicLong lastErrorLog = new AtomicLong();
+
+    @Inject
+    public DecisionPath(Vertx vertx, RulesetRegistry rulesets, VelocityStore velocity, DecisionSink sink,
+                        MeterRegistry meters, VigilConfig config) {
+        this(vertx, rulesets, velocity, sink, meters, Settings.of(config.engine()));
+    }
+
+    public DecisionPath(Vertx vertx, RulesetRegistry rulesets, VelocityStore velocity, DecisionSink sink,
+                        MeterRegistry meters, Settings settings) {
+        this.vertx = vertx;
+        this.rulesets = rulesets;
+        this.velocity = velocity;
+        this.sink = sink;
+        this.settings = settings;
+        this.metrics = new EngineMetrics(meters, inFlight);
+    }
+
+    public EngineMetrics metrics() {
+        return metrics;
+    }
+
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    public static String rulesetKey(EvaluationType type) {
+        return type == EvaluationType.AUTH ? AUTH_KEY : MONITORING_KEY;
+    }
+
+    /**
+     * Evaluates a parsed transaction and answers through {@code reply}.
+     *
+     * @param callerDecision MONITORING: the decision the caller took (echoed back); AUTH: null
+     * @param startNanos     {@link System#nanoTime()} when the request was first handled; the deadline counts from it
+     */
+    public void evaluate(EvaluationType type, Transaction txn, Outcome callerDecision, long startNanos,
+                         long receivedAtMillis, long parseNanos, Reply reply) {
+        Request req = new Request(type, txn, callerDecision, startNanos, receivedAtMillis, parseNanos, reply);
+        if (inFlight.incrementAndGet() > settings.maxInFlight) {
+            inFlight.decrementAndGet();
+            req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
+            return;
+        }
+        req.run();
+    }
+
+    /** Per-request state; also the velocity timer's handler and the store's completion callback. */
+    private final class Request implements Handler<Long>, BiConsumer<VelocityResults, Throwable> {
+        final EvaluationType type;
+        final Transaction txn;
+        final Outcome callerDecision;
+        final long start;
+        final long receivedAt;
+        final long parseNanos;
+        final Reply reply;
+        LoadedRuleset ruleset;
+        CompiledRuleset.Pending pending;
+        Context context;
+        long velocityStart;
+        long timerId = -1;
+        final AtomicBoolean velocityDone = new AtomicBoolean();
+
+        Request(EvaluationType type, Transaction txn, Outcome callerDecision, long start, long receivedAt,
+                long parseNanos, Reply reply) {
+            this.type = type;
+            this.txn = txn;
+            this.callerDecision = callerDecision;
+            this.start = start;
+            this.receivedAt = receivedAt;
+            this.parseNanos = parseNanos;
+            this.reply = reply;
+        }
+
+        void run() {
+            ruleset = rulesets.current().pick(rulesetKey(type), txn.text(Field.COUNTRY_CODE));
+            if (ruleset == null) {
+                answer(answerOf(settings.defaultDecision, EngineMode.FAIL_OPEN, EngineErrorCode.RULESET_NOT_LOADED, null, 0), true);
+                return;
+            }
+            VelocityRequest velocityRequest;
+            try {
+                pending = ruleset.compiled().prepare(txn, type);
+                velocityRequest = pending.velocityRequest();
+            } catch (RuntimeException e) {
+                evaluationFailed(e);
+                return;
+            }
+            if (velocityRequest == null) {
+                decide(null, 0, null);
+                return;
+            }
+            long remaining = settings.deadlineNanos - (System.nanoTime() - start);
+            if (remaining <= 0) {
+                decide(NO_TIME_LEFT, 0, EngineErrorCode.DEADLINE_EXCEEDED);
+                return;
+            }
+            askVelocity(velocityRequest, remaining);
+        }
+
+        private void askVelocity(VelocityRequest velocityRequest, long remainingNanos) {
+            context = Vertx.currentContext();
+            velocityStart = System.nanoTime();
+            CompletionStage<VelocityResults> stage;
+            try {
+                stage = velocity.check(velocityRequest);
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            if (stage instanceof CompletableFuture<VelocityResults> done && done.isDone()) {
+                // Answered synchronously (e.g. no store configured): no timer needed.
+                velocityDone.set(true);
+                VelocityResults results;
+                try {
+                    results = done.getNow(null);
+                } catch (RuntimeException e) {
+                    results = unavailable(e);
+                }
+                decide(results == null ? unavailable(null) : results, System.nanoTime() - velocityStart, null);
+                return;
+            }
+            // Vert.x timers have millisecond resolution: round the remaining budget up.
+            timerId = vertx.setTimer(Math.max(1, (remainingNanos + 999_999) / 1_000_000), this);
+            stage.whenComplete(this);
+        }
+
+        /** The deadline timer fired before the store answered. */
+        @Override
+        public void handle(Long timer) {
+            if (velocityDone.compareAndSet(false, true)) {
+                decide(DEADLINE_PASSED, System.nanoTime() - velocityStart, null);
+            }
+        }
+
+        /** The store answered (on whatever thread its client completes). */
+        @Override
+        public void accept(VelocityResults results, Throwable failure) {
+            if (!velocityDone.compareAndSet(false, true)) {
+                return; // the deadline already answered
+            }
+            vertx.cancelTimer(timerId);
+            long velocityNanos = System.nanoTime() - velocityStart;
+            VelocityResults r = failure != null || results == null ? unavailable(failure) : results;
+            if (context == null || Vertx.currentContext() == context) {
+                decide(r, velocityNanos, null);
+            } else {
+                context.runOnContext(v -> decide(r, velocityNanos, null));
+            }
+        }
+
+        private void decide(VelocityResults results, long velocityNanos, EngineErrorCode override) {
+            Evaluation e;
+            try {
+                e = pending.decide(results, settings.velocityFailurePolicy);
+            } catch (RuntimeException ex) {
+                evaluationFailed(ex);
+                return;
+            }
+            Outcome decision = type == EvaluationType.MONITORING ? callerDecision : e.decision();
+            EngineMode mode = override == null ? e.mode() : EngineMode.DEGRADED;
+            EngineErrorCode code = override == null ? e.errorCode() : override;
+            answer(new DecisionRecord(DecisionIds.next(), type, txn, decision, mode, code, ruleset.key(),
+                    ruleset.version(), e, receivedAt, parseNanos, velocityNanos, System.nanoTime() - start), true);
+        }
+
+        private void evaluationFailed(RuntimeException e) {
+            long now = System.currentTimeMillis();
+            long last = lastErrorLog.get();
+            if (now - last >= 1000 && lastErrorLog.compareAndSet(last, now)) { // at most one stack trace a second
+                LOG.errorf(e, "evaluation of transaction %s against %s v%d failed; answering %s / FAIL_OPEN",
+                        txn.transactionId(), ruleset.key(), ruleset.version(), settings.defaultDecision);
+            }
+            answer(answerOf(settings.defaultDecision, EngineMode.FAIL_OPEN, EngineErrorCode.EVALUATION_ERROR,
+                    ruleset.key(), ruleset.version()), true);
+        }
+
+        DecisionRecord answerOf(Outcome policyDecision, EngineMode mode, EngineErrorCode code, String key, int version) {
+            Outcome decision = type == EvaluationType.MONITORING ? callerDecision : policyDecision;
+            return new DecisionRecord(DecisionIds.next(), type, txn, decision, mode, code, key, version, null,
+                    receivedAt, parseNanos, 0, System.nanoTime() - start);
+        }
+
+        void answer(DecisionRecord record, boolean release) {
+            if (release) {
+                inFlight.decrementAndGet();
+            }
+            metrics.answered(record);
+            reply.send(record);
+            try {
+                sink.offer(record);
+            } catch (RuntimeException e) {
+                metrics.sinkError();
+                LOG.debugf(e, "decision sink refused %s", record.decisionId());
+            }
+        }
+    }
+
+    private static VelocityResults unavailable(Throwable failure) {
+        return VelocityResults.unavailable(failure == null ? "velocity store gave no answer"
+                : "velocity store failed: " + failure);
+    }
+}

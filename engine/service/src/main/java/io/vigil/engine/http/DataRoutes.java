@@ -1,0 +1,224 @@
+package io.vigil.engine.http;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RequestBody;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vigil.engine.VigilConfig;
+import io.vigil.engine.decision.DecisionPath;
+import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.engine.decision.EngineMetrics;
+import io.vigil.engine.ruleset.KeyRulesets;
+import io.vigil.engine.ruleset.LoadedRuleset;
+import io.vigil.engine.ruleset.RulesetRegistry;
+import io.vigil.engine.ruleset.RulesetSnapshot;
+import io.vigil.rules.eval.EvaluationType;
+import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.txn.Field;
+import io.vigil.rules.txn.InvalidTransactionException;
+import io.vigil.rules.txn.Transaction;
+import io.vigil.rules.txn.TransactionReader;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+/**
+ * The data port (engine contract §1–3): {@code POST /v1/evaluate/auth}, {@code POST /v1/evaluate/monitoring},
+ * {@code GET /v1/evaluate/health}. Plain Vert.x routes, so every request is handled on its event loop
+ * from the first byte to the answer; no worker thread, nothing blocks.
+ *
+ * <p>Handler chain of an evaluate route: content type (415) → body with a size limit (413) → parse
+ * straight into a {@link Transaction} (400 with the field) → {@link DecisionPath}.
+ */
+@ApplicationScoped
+public class DataRoutes {
+    private static final Logger LOG = Logger.getLogger(DataRoutes.class);
+    public static final String AUTH = "/v1/evaluate/auth";
+    public static final String MONITORING = "/v1/evaluate/monitoring";
+    public static final String HEALTH = "/v1/evaluate/health";
+    static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
+    static final CharSequence X_EXPLAIN = HttpHeaders.createOptimized("X-Explain");
+    private static final String START = "vigil.start";
+
+    @Inject
+    DecisionPath decisions;
+    @Inject
+    RulesetRegistry rulesets;
+    @Inject
+    VigilConfig config;
+
+    private final TransactionReader reader = new TransactionReader();
+
+    void init(@Observes Router router) {
+        BodyHandler body = BodyHandler.create(false).setBodyLimit(config.engine().maxBodyBytes());
+        evaluateRoute(router, AUTH, EvaluationType.AUTH, body);
+        evaluateRoute(router, MONITORING, EvaluationType.MONITORING, body);
+        router.get(HEALTH).handler(this::health);
+        router.route(HEALTH).handler(ctx -> methodNotAllowed(ctx, "GET", "health"));
+        router.route("/v1/*").handler(ctx -> Errors.send(ctx.response(), 404, "NOT_FOUND",
+                "no such endpoint: " + ctx.request().method() + " " + ctx.request().path(), null));
+    }
+
+    private void evaluateRoute(Router router, String path, EvaluationType type, BodyHandler body) {
+        String endpoint = EngineMetrics.endpoint(type);
+        router.post(path)
+                .handler(ctx -> {
+                    ctx.put(START, System.nanoTime());
+                    if (acceptableContentType(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE))) {
+                        ctx.next();
+                    } else {
+                        reject(ctx, endpoint, 415, "UNSUPPORTED_MEDIA_TYPE",
+                                "Content-Type must be application/json, was "
+                                        + describe(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)), null);
+                    }
+                });
+        // A second route for the same request: Vert.x wants the body handler first on its route.
+        router.post(path)
+                .handler(body)
+                .handler(ctx -> evaluate(ctx, type, endpoint))
+                .failureHandler(ctx -> failed(ctx, endpoint));
+        router.route(path).handler(ctx -> methodNotAllowed(ctx, "POST", endpoint));
+    }
+
+    private void evaluate(RoutingContext ctx, EvaluationType type, String endpoint) {
+        Long started = ctx.get(START);
+        long start = started == null ? System.nanoTime() : started;
+        long receivedAt = System.currentTimeMillis();
+        RequestBody body = ctx.body();
+        byte[] bytes = body == null || body.buffer() == null ? new byte[0] : body.buffer().getBytes();
+        long parseStart = System.nanoTime();
+        Transaction txn;
+        try {
+            txn = reader.read(bytes);
+        } catch (InvalidTransactionException e) {
+            reject(ctx, endpoint, 400, "INVALID_REQUEST", e.getMessage(), e.field());
+            return;
+        } catch (RuntimeException e) {
+            // A reader defect must not become a 500 for the caller; the body is what it could not read.
+            LOG.debugf(e, "transaction reader failed");
+            reject(ctx, endpoint, 400, "INVALID_REQUEST", "body: not a readable JSON transaction", null);
+            return;
+        }
+        long parseNanos = System.nanoTime() - parseStart;
+        Outcome callerDecision = null;
+        if (type == EvaluationType.MONITORING) {
+            String d = txn.text(Field.DECISION);
+            if (d == null) {
+                reject(ctx, endpoint, 400, "INVALID_REQUEST", "decision: required for monitoring", "decision");
+                return;
+            }
+            callerDecision = outcome(d);
+            if (callerDecision == null) {
+                reject(ctx, endpoint, 400, "INVALID_REQUEST",
+                        "decision: expected APPROVE, DECLINE or REVIEW, was \"" + d + "\"", "decision");
+                return;
+            }
+        }
+        boolean explain = explain(ctx.request());
+        HttpServerResponse response = ctx.response();
+        decisions.evaluate(type, txn, callerDecision, start, receivedAt, parseNanos, r -> answer(response, r, explain));
+    }
+
+    private static void answer(HttpServerResponse response, DecisionRecord record, boolean explain) {
+        if (response.closed() || response.ended()) {
+            return; // the caller went away; the decision still goes to the sink
+        }
+        JsonWriter w = AnswerJson.write(JsonWriter.get(), record, explain);
+        response.putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+    }
+
+    private static boolean explain(HttpServerRequest request) {
+        if (request.query() != null && "true".equalsIgnoreCase(request.getParam("explain"))) {
+            return true;
+        }
+        String h = request.getHeader(X_EXPLAIN);
+        return h != null && h.equalsIgnoreCase("true");
+    }
+
+    static Outcome outcome(String s) {
+        return switch (s) {
+            case "APPROVE" -> Outcome.APPROVE;
+            case "DECLINE" -> Outcome.DECLINE;
+            case "REVIEW" -> Outcome.REVIEW;
+            default -> null;
+        };
+    }
+
+    /** {@code application/json}, with parameters such as charset, or any {@code application/*+json}. */
+    static boolean acceptableContentType(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semi = contentType.indexOf(';');
+        String type = (semi < 0 ? contentType : contentType.substring(0, semi)).trim();
+        return type.equalsIgnoreCase("application/json")
+                || (type.regionMatches(true, 0, "application/", 0, 12) && type.regionMatches(true, type.length() - 5, "+json", 0, 5));
+    }
+
+    private static String describe(String contentType) {
+        return contentType == null ? "missing" : "\"" + contentType + "\"";
+    }
+
+    /** Failures raised by handlers of the chain: the body limit (413) and anything unexpected. */
+    private void failed(RoutingContext ctx, String endpoint) {
+        int status = ctx.statusCode();
+        if (status == 413) {
+            reject(ctx, endpoint, 413, "PAYLOAD_TOO_LARGE",
+                    "body: larger than the limit of " + config.engine().maxBodyBytes() + " bytes", null);
+        } else if (status == 400) {
+            reject(ctx, endpoint, 400, "INVALID_REQUEST", "body: could not be read", null);
+        } else {
+            LOG.errorf(ctx.failure(), "unexpected failure on %s", ctx.request().path());
+            if (!ctx.response().ended()) {
+                Errors.send(ctx.response(), 500, "INTERNAL_ERROR", "unexpected engine error", null);
+            }
+        }
+    }
+
+    private void reject(RoutingContext ctx, String endpoint, int status, String code, String message, String field) {
+        decisions.metrics().rejected(endpoint, status, code);
+        if (status == 413) {
+            ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+        }
+        Errors.send(ctx.response(), status, code, message, field);
+    }
+
+    private void methodNotAllowed(RoutingContext ctx, String allowed, String endpoint) {
+        decisions.metrics().rejected(endpoint, 405, "METHOD_NOT_ALLOWED");
+        ctx.response().putHeader(HttpHeaders.ALLOW, allowed);
+        Errors.send(ctx.response(), 405, "METHOD_NOT_ALLOWED",
+                ctx.request().method() + " is not allowed on " + ctx.request().path() + "; use " + allowed, null);
+    }
+
+    /** Compatibility health of the existing engine: always UP while the process answers, with what is loaded. */
+    private void health(RoutingContext ctx) {
+        RulesetSnapshot snapshot = rulesets.current();
+        JsonWriter w = JsonWriter.get().raw('{');
+        w.key("status").string("UP");
+        w.key("rulesets_loaded").number(snapshot.partitionCount());
+        w.key("rulesets").raw('[');
+        boolean first = true;
+        for (KeyRulesets k : snapshot.keys()) {
+            for (LoadedRuleset p : k.partitions()) {
+                if (!first) {
+                    w.comma();
+                }
+                first = false;
+                w.raw('{');
+                w.key("key").string(p.key());
+                w.key("partition").string(p.partition());
+                w.key("version").number(p.version());
+                w.raw('}');
+            }
+        }
+        w.raw(']');
+        w.key("in_flight").number(decisions.inFlight());
+        w.raw('}');
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+    }
+
+}

@@ -1,0 +1,50 @@
+package io.vigil.engine.velocity;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/**
+ * The velocity store's settings ({@code vigil.velocity.*}); the Redis connection itself is
+ * {@code quarkus.redis.*} (hosts, client-type, max-pool-size, max-pool-waiting, max-waiting-handlers).
+ * The operator sets both from the FraudEngine spec.
+ */
+@ConfigMapping(prefix = "vigil.velocity")
+public interface VelocityConfig {
+
+    /** Off: velocity rules always see "unavailable" (DEGRADED / VELOCITY_UNAVAILABLE); Redis is never touched. */
+    @WithDefault("true")
+    boolean enabled();
+
+    /**
+     * A script call not answered within this counts as a failure for the circuit breaker. The request's
+     * own deadline ({@code vigil.engine.deadline}) is shorter and answers the caller long before.
+     */
+    @WithDefault("100ms")
+    Duration timeout();
+
+    /** Buckets per window (at least 10): a window's error bound is one bucket. */
+    @WithDefault("10")
+    int bucketsPerWindow();
+
+    CircuitBreaker circuitBreaker();
+
+    interface CircuitBreaker {
+        /** Calls in the rolling window the failure ratio is computed over. */
+        @WithDefault("20")
+        int requestVolume();
+
+        /** Ratio of failed calls in the rolling window that opens the breaker. */
+        @WithDefault("0.5")
+        double failureRatio();
+
+        /** How long an open breaker refuses calls before letting a probe through. */
+        @WithDefault("1s")
+        Duration delay();
+
+        /** Successful probes that close a half-open breaker. */
+        @WithDefault("1")
+        int successThreshold();
+    }
+}

@@ -1,0 +1,104 @@
+package io.vigil.engine.velocity;
+
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.RedisReplicas;
+import io.vigil.testing.redis.RedisExtension;
+import io.vigil.testing.redis.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The velocity script contract on a local 3-master Redis Cluster: keys of one card share a slot,
+ * checks on different values are grouped per slot.
+ */
+class ClusterVelocityScriptTest extends VelocityScriptContract {
+
+    @RegisterExtension
+    static final RedisExtension REDIS = RedisExtension.withCluster(3);
+
+    static Redis client;
+
+    @BeforeAll
+    static void connect() {
+        client = open();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        client.close();
+    }
+
+    static Redis open() {
+        RedisOptions options = new RedisOptions()
+                .setType(RedisClientType.CLUSTER)
+                .setUseReplicas(RedisReplicas.NEVER)
+                .setMaxPoolSize(8)
+                .setMaxPoolWaiting(4096)
+                .setMaxWaitingHandlers(4096);
+        for (RedisServer node : REDIS.cluster().nodes()) {
+            options.addConnectionString(node.uri());
+        }
+        return Redis.createClient(vertx, options);
+    }
+
+    @Override
+    Redis redis() {
+        return client;
+    }
+
+    @Override
+    Redis newClient() {
+        return open();
+    }
+
+    @Override
+    boolean cluster() {
+        return true;
+    }
+
+    @Override
+    void flush() {
+        REDIS.cluster().flushAll();
+    }
+
+    @Override
+    Object command(String key, String... args) {
+        return REDIS.cluster().nodeFor(key).command(args);
+    }
+
+    @Override
+    void scriptFlush() {
+        for (RedisServer node : REDIS.cluster().nodes()) {
+            node.command("SCRIPT", "FLUSH");
+        }
+    }
+
+    @Test
+    void cardsSpreadOverTheMastersAndEachCardStaysOnOne() {
+        Set<Integer> owners = new HashSet<>();
+        for (int i = 0; i < 12; i++) {
+            String card = "card-" + i;
+            run("t-" + card, T0, false, count("card-5m", card, 300), distinct("merch-5m", card, 300, "m"));
+            String tag = VelocityKeys.tag("card_hash", card);
+            RedisServer owner = REDIS.cluster().nodeFor("{" + tag + "}");
+            owners.add(owner.port());
+            // window, HLL bucket and marker of that card all live on the owner
+            for (String key : List.of(
+                    VelocityKeys.windowKey(tag, VelocityKeys.checkId(count("card-5m", card, 300))),
+                    VelocityKeys.markerKey(tag, RS, "t-" + card))) {
+                assertThat(owner.command("EXISTS", key)).as(key).isEqualTo(1L);
+            }
+        }
+        assertThat(owners).as("12 cards over 3 masters use more than one").hasSizeGreaterThan(1);
+    }
+}

@@ -1,0 +1,302 @@
+package io.vigil.engine.velocity;
+
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Redis;
+import io.vigil.rules.velocity.Aggregate;
+import io.vigil.rules.velocity.VelocityCheck;
+import io.vigil.rules.velocity.VelocityRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * What the velocity script must do, against a real Redis: run by {@link StandaloneVelocityScriptTest}
+ * and {@link ClusterVelocityScriptTest}. Time is the test's: every call passes its own "now".
+ */
+abstract class VelocityScriptContract {
+
+    static final String RS = "CARD_AUTH";
+    /** An instant aligned on every bucket used here (6 s, 30 s, 6 min: all divide one hour). */
+    static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 3_600_000);
+
+    static Vertx vertx = Vertx.vertx();
+
+    VelocityScriptClient client;
+    private int txn;
+
+    /** A client on the Redis under test, opened once per test class. */
+    abstract Redis redis();
+
+    abstract boolean cluster();
+
+    /** Empties the keyspace. */
+    abstract void flush();
+
+    /** A command on the node owning {@code key}. */
+    abstract Object command(String key, String... args);
+
+    @BeforeEach
+    void setUp() {
+        flush();
+        client = new VelocityScriptClient(vertx, redis(), cluster(), 5_000, 10);
+    }
+
+    @AfterAll
+    static void closeVertx() {
+        vertx.close();
+        vertx = Vertx.vertx();
+    }
+
+    static VelocityCheck count(String ruleId, String card, int windowSeconds) {
+        return new VelocityCheck(RS, ruleId, "card_hash", card, windowSeconds, Aggregate.COUNT, 0, null, 10);
+    }
+
+    static VelocityCheck sum(String ruleId, String card, int windowSeconds, double amount) {
+        return new VelocityCheck(RS, ruleId, "card_hash", card, windowSeconds, Aggregate.SUM, amount, null, 1000);
+    }
+
+    static VelocityCheck distinct(String ruleId, String card, int windowSeconds, String member) {
+        return new VelocityCheck(RS, ruleId, "card_hash", card, windowSeconds, Aggregate.DISTINCT, 0, member, 3);
+    }
+
+    double[] run(long now, VelocityCheck... checks) {
+        return run("txn-" + (++txn), now, false, checks);
+    }
+
+    double[] run(String transactionId, long now, boolean readOnly, VelocityCheck... checks) {
+        return join(client.run(new VelocityRequest(transactionId, List.of(checks), readOnly), now));
+    }
+
+    static double[] join(java.util.concurrent.CompletionStage<double[]> stage) {
+        try {
+            return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("velocity call failed", e);
+        }
+    }
+
+    double one(long now, VelocityCheck check) {
+        return run(now, check)[0];
+    }
+
+    @Test
+    void countsSlideOverBucketEdgesAndExpire() {
+        VelocityCheck c = count("card-1m", "card-A", 60); // 6 s buckets
+        assertThat(one(T0, c)).isEqualTo(1);
+        assertThat(one(T0 + 5_999, c)).isEqualTo(2);        // same bucket
+        assertThat(one(T0 + 6_000, c)).isEqualTo(3);        // next bucket
+        assertThat(one(T0 + 59_999, c)).isEqualTo(4);       // everything still inside the window
+        // T0's bucket counts while its start > now - window - bucket, i.e. until T0 + 66 s
+        assertThat(run("peek-1", T0 + 65_999, true, c)[0]).as("read-only: 4 counted + this one").isEqualTo(5);
+        assertThat(run("peek-2", T0 + 66_000, true, c)[0]).as("T0 bucket (2 events) gone").isEqualTo(3);
+        assertThat(run("peek-3", T0 + 72_000, true, c)[0]).as("T0+6s bucket gone").isEqualTo(2);
+        assertThat(run("peek-4", T0 + 54_000 + 66_000, true, c)[0]).as("all gone").isEqualTo(1);
+
+        // writing prunes expired buckets and keeps a TTL just past the window
+        assertThat(one(T0 + 120_000, c)).isEqualTo(1);
+        String key = VelocityKeys.windowKey(VelocityKeys.tag("card_hash", "card-A"), VelocityKeys.checkId(c));
+        assertThat((Long) command(key, "HLEN", key)).isEqualTo(1);
+        long pttl = (Long) command(key, "PTTL", key);
+        assertThat(pttl).isPositive().isLessThanOrEqualTo(72_000);
+    }
+
+    @Test
+    void errorBoundIsOneBucket() {
+        // an event is always counted for a full window and never after window + one bucket
+        VelocityCheck c = count("card-5m", "card-E", 300); // 30 s buckets
+        for (long offset : new long[]{0, 1, 12_345, 29_999}) {
+            flush();
+            long t = T0 + offset;
+            run(t, c);
+            assertThat(run("p", t + 299_999, true, c)[0]).as("inside window, offset %d", offset).isEqualTo(2);
+            assertThat(run("p", t + 330_000, true, c)[0]).as("past window + bucket, offset %d", offset).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void sumsAmountsOverTheWindow() {
+        assertThat(one(T0, sum("amt-1h", "card-S", 3600, 10.5))).isEqualTo(10.5);
+        assertThat(one(T0 + 1_000, sum("amt-1h", "card-S", 3600, 20.25))).isEqualTo(30.75);
+        assertThat(one(T0 + 2_000, sum("amt-1h", "card-S", 3600, 0.1))).isCloseTo(30.85, within(1e-9));
+        assertThat(one(T0 + 400_000, sum("amt-1h", "card-S", 3600, 0.2))).isCloseTo(31.05, within(1e-9));
+        // 1 h window, 6 min buckets: the first three expire after 66 min
+        assertThat(run("p", T0 + 3_960_000, true, sum("amt-1h", "card-S", 3600, 1))[0]).isCloseTo(1.2, within(1e-9));
+    }
+
+    @Test
+    void countsDistinctValuesApproximatelyAcrossBuckets() {
+        String[] merchants = {"m1", "m2", "m1", "m3", "m2", "m4"};
+        double[] expected = {1, 2, 2, 3, 3, 4};
+        for (int i = 0; i < merchants.length; i++) {
+            // one event per 10 s: spread over several 6 s buckets of a 60 s window
+            assertThat(one(T0 + i * 10_000L, distinct("merchants-1m", "card-D", 60, merchants[i]))).isEqualTo(expected[i]);
+        }
+        // read-only asks "with this member": m1 already there, m9 not; nothing is stored
+        assertThat(run("p1", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m1"))[0]).isEqualTo(4);
+        assertThat(run("p2", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m9"))[0]).isEqualTo(5);
+        assertThat(run("p3", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m9"))[0]).isEqualTo(5);
+        // m1 (t=0) and m2 (t=10 s) leave with their buckets; m1 came back at t=20 s
+        assertThat(run("p4", T0 + 76_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0])
+                .as("m1 (t=20s), m3, m2 (t=40s), m4 + m0").isEqualTo(5);
+        assertThat(run("p5", T0 + 200_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0]).isEqualTo(1);
+        // HyperLogLog is approximate but exact at small cardinalities; larger sets stay within ~2%
+        double last = 0;
+        for (int i = 0; i < 1000; i++) {
+            last = one(T0 + 300_000 + i, distinct("merchants-1m", "card-D", 60, "merchant-" + i));
+        }
+        assertThat(last).isCloseTo(1000, within(30.0));
+    }
+
+    @Test
+    void rulesOnTheSameDimensionWithDifferentWindowsAreIndependent() {
+        VelocityCheck fiveMin = count("card-5m", "card-I", 300);
+        VelocityCheck oneHour = count("card-1h", "card-I", 3600);
+        VelocityCheck otherRuleSameWindow = count("card-5m-cnp", "card-I", 300);
+        for (int i = 0; i < 3; i++) {
+            double[] v = run(T0 + i * 1000L, fiveMin, oneHour);
+            assertThat(v).containsExactly(i + 1, i + 1);
+        }
+        // a third rule on the same card and window has its own counter
+        assertThat(one(T0 + 4_000, otherRuleSameWindow)).isEqualTo(1);
+        // 10 minutes later: the 5 min window forgot, the 1 h window did not
+        assertThat(run(T0 + 600_000, fiveMin, oneHour, otherRuleSameWindow)).containsExactly(1, 4, 1);
+        // another ruleset's rule with the same id does not share either
+        VelocityCheck monitoring = new VelocityCheck("CARD_MONITORING", "card-5m", "card_hash", "card-I", 300,
+                Aggregate.COUNT, 0, null, 10);
+        assertThat(one(T0 + 600_001, monitoring)).isEqualTo(1);
+        // nor does another card
+        assertThat(one(T0 + 600_002, count("card-5m", "card-J", 300))).isEqualTo(1);
+    }
+
+    @Test
+    void aRetriedTransactionCountsOnceAndGetsTheSameAnswer() {
+        VelocityCheck c = count("card-5m", "card-R", 300);
+        VelocityCheck s = sum("amt-5m", "card-R", 300, 99.99);
+        VelocityCheck d = distinct("merch-5m", "card-R", 300, "m-1");
+        double[] first = run("txn-retry", T0, false, c, s, d);
+        assertThat(first).containsExactly(1, 99.99, 1);
+        run("txn-other", T0 + 1, false, c, s, distinct("merch-5m", "card-R", 300, "m-2"));
+        // the retry comes after another transaction: still its own original answer
+        assertThat(run("txn-retry", T0 + 2, false, c, s, d)).containsExactly(first);
+        assertThat(run("txn-retry", T0 + 3, false, c, s, d)).containsExactly(first);
+        // and nothing was counted twice
+        double[] next = run("txn-next", T0 + 4, false, c, s, distinct("merch-5m", "card-R", 300, "m-3"));
+        assertThat(next[0]).isEqualTo(3);
+        assertThat(next[1]).isCloseTo(299.97, within(1e-9));
+        assertThat(next[2]).isEqualTo(3);
+        // read-only evaluation of a counted transaction answers what it got
+        assertThat(run("txn-retry", T0 + 5, true, c, s, d)).containsExactly(first);
+    }
+
+    @Test
+    void concurrentRetriesOfOneTransactionCountOnce() {
+        VelocityCheck c = count("card-5m", "card-C", 300);
+        VelocityCheck s = sum("amt-5m", "card-C", 300, 12.5);
+        run("warm", T0, false, c, s);
+        List<CompletableFuture<double[]>> calls = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            calls.add(client.run(new VelocityRequest("txn-dup", List.of(c, s), false), T0 + 10 + i).toCompletableFuture());
+        }
+        for (CompletableFuture<double[]> call : calls) {
+            assertThat(join(call)).containsExactly(2, 25);
+        }
+        assertThat(run("after", T0 + 100, false, c, s)).containsExactly(3, 37.5);
+    }
+
+    @Test
+    void concurrentTransactionsOnOneCardGiveExactCounts() throws Exception {
+        VelocityCheck c = count("card-5m", "card-X", 300);
+        int clients = 6;
+        int perClient = 60;
+        List<Redis> connections = new ArrayList<>();
+        List<CompletableFuture<double[]>> calls = new ArrayList<>();
+        try {
+            for (int k = 0; k < clients; k++) {
+                Redis own = newClient();
+                connections.add(own);
+                VelocityScriptClient other = new VelocityScriptClient(vertx, own, cluster(), 20_000, 10);
+                for (int i = 0; i < perClient; i++) {
+                    calls.add(other.run(new VelocityRequest("txn-" + k + "-" + i, List.of(c), false), T0 + i).toCompletableFuture());
+                }
+            }
+            Set<Double> seen = new HashSet<>();
+            for (CompletableFuture<double[]> call : calls) {
+                seen.add(join(call)[0]);
+            }
+            // atomic read-add-answer: every transaction saw a different count, 1..N
+            assertThat(seen).hasSize(clients * perClient);
+            assertThat(seen).contains(1.0, (double) clients * perClient);
+            assertThat(run("peek", T0 + 1_000, true, c)[0]).isEqualTo(clients * perClient + 1);
+        } finally {
+            for (Redis r : connections) {
+                r.close();
+            }
+        }
+    }
+
+    /** A second, independent client (own pool, own connections) on the Redis under test. */
+    abstract Redis newClient();
+
+    @Test
+    void readOnlyChangesNothing() {
+        VelocityCheck c = count("card-5m", "card-O", 300);
+        VelocityCheck d = distinct("merch-5m", "card-O", 300, "m-1");
+        run("real", T0, false, c, d);
+        String key = VelocityKeys.windowKey(VelocityKeys.tag("card_hash", "card-O"), VelocityKeys.checkId(c));
+        Object before = command(key, "HGETALL", key);
+        for (int i = 0; i < 5; i++) {
+            assertThat(run("sim-" + i, T0 + 1, true, c, distinct("merch-5m", "card-O", 300, "m-" + (i + 2))))
+                    .containsExactly(2, 2);
+        }
+        assertThat(command(key, "HGETALL", key)).isEqualTo(before);
+        String marker = VelocityKeys.markerKey(VelocityKeys.tag("card_hash", "card-O"), RS, "sim-0");
+        assertThat(command(marker, "EXISTS", marker)).isEqualTo(0L);
+        assertThat(run("real-2", T0 + 2, false, c, distinct("merch-5m", "card-O", 300, "m-1"))).containsExactly(2, 1);
+    }
+
+    @Test
+    void keysCarryRulesetRuleWindowAndAggregateUnderTheCardsHashTag() {
+        VelocityCheck c = count("card-5m", "card-K", 300);
+        run("txn-k", T0, false, c);
+        String key = "vel:{card_hash:card-K}:CARD_AUTH:card-5m:300s:count";
+        assertThat(command(key, "TYPE", key)).isEqualTo("hash");
+        String marker = "veltx:{card_hash:card-K}:CARD_AUTH:txn-k";
+        assertThat(command(marker, "TYPE", marker)).isEqualTo("hash");
+        long markerTtl = (Long) command(marker, "PTTL", marker);
+        assertThat(markerTtl).isPositive().isLessThanOrEqualTo(330_000);
+        // a value that would break the hash tag is replaced by its digest, still one key per value
+        run("txn-brace", T0, false, count("card-5m", "a}b{c", 300));
+        run("txn-brace2", T0, false, count("card-5m", "a}b{d", 300));
+        assertThat(run("p", T0, true, count("card-5m", "a}b{c", 300))[0]).isEqualTo(2);
+    }
+
+    @Test
+    void reloadsTheScriptWhenRedisForgotIt() {
+        VelocityCheck c = count("card-5m", "card-N", 300);
+        run(T0, c);
+        scriptFlush();
+        assertThat(one(T0 + 1, c)).isEqualTo(2);
+    }
+
+    abstract void scriptFlush();
+
+    @Test
+    void checksOnDifferentDimensionValuesAreAnsweredTogether() {
+        VelocityCheck card = count("card-5m", "card-M", 300);
+        VelocityCheck device = new VelocityCheck(RS, "device-5m", "device_id", "dev-9", 300, Aggregate.COUNT, 0, null, 5);
+        VelocityCheck email = new VelocityCheck(RS, "email-5m", "email", "x@example.com", 300, Aggregate.DISTINCT, 0, "card-M", 5);
+        assertThat(run("t1", T0, false, card, device, email)).containsExactly(1, 1, 1);
+        assertThat(run("t2", T0 + 1, false, device, card, email)).containsExactly(2, 2, 1);
+        assertThat(run("t1", T0 + 2, false, card, device, email)).as("retry").containsExactly(1, 1, 1);
+    }
+}

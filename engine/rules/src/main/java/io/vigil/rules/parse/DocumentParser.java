@@ -471,7 +471,7 @@ final class DocumentParser {
                     error(vp, "needs at least one value");
                 } else {
                     if (type == FieldType.BOOLEAN) {
-                        error(path + ".op", op.jsonName() + " does not apply to " + fieldDesc + " (use eq)");
+                        error(path + ".op", op.jsonName() + " does not apply to booleans; " + fieldDesc + " (use eq)");
                     } else {
                         List<Object> list = new ArrayList<>();
                         for (int i = 0; i < arr.size(); i++) {

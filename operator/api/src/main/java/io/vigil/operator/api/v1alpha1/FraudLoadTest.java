@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * An in-cluster k6 run against a FraudEngine. Only the API is defined so far; the reconciler that
- * renders the k6 script ConfigMap and the k6-operator TestRun is a later issue.
+ * An in-cluster k6 run against a FraudEngine, reconciled by io.vigil.operator.loadtest
+ * (script ConfigMap + k6-operator TestRun, verdict from the runner Jobs).
  */
 @Group(Groups.GROUP)
 @Version(Groups.VERSION)

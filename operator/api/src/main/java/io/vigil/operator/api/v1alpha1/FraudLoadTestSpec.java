@@ -7,8 +7,13 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 
-/** Sketch of the load-test API; the reconciler is a later issue. */
+/**
+ * An in-cluster k6 run against a FraudEngine. The operator renders the scenario's script ConfigMap
+ * (from the same k6 sources as the local runs, loadtests/k6) and a k6-operator TestRun; see
+ * docs/loadtests.md. Any change of the spec (for example {@link #rerun}) is a new run.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class FraudLoadTestSpec {
 
@@ -16,7 +21,10 @@ public class FraudLoadTestSpec {
     public Target target;
 
     @Default("constant-arrival-rate")
-    @Pattern("^(constant-arrival-rate|ramp|spike|soak)$")
+    @Pattern("^(constant-arrival-rate|ramp|spike|soak|smoke|mixed)$")
+    @JsonPropertyDescription("constant-arrival-rate: open loop at rate; ramp: open-loop ladder 10%, 20%, 50%, 100% of rate; "
+            + "spike: 10% of rate, a jump to rate and back; soak: rate for a long duration; smoke: a few checked requests; "
+            + "mixed: AUTH and MONITORING on one open-loop rate.")
     public String scenario = "constant-arrival-rate";
 
     @Default("1000")
@@ -37,6 +45,22 @@ public class FraudLoadTestSpec {
     @JsonPropertyDescription("Pass/fail thresholds; unset values default to the target engine's SLO.")
     public Thresholds thresholds;
 
+    @JsonPropertyDescription("The k6 runner pods: image and resources.")
+    public Runner runner;
+
+    @Min(0)
+    @JsonPropertyDescription("Change (e.g. increment) to run the same test again: every spec change is a new run.")
+    public Integer rerun;
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Runner {
+        @JsonPropertyDescription("k6 image; defaults to the k6 release the local tools use.")
+        public String image;
+
+        @JsonPropertyDescription("Resources of each runner pod; default requests 1 CPU and 512Mi, limit 1Gi memory.")
+        public ResourceRequirements resources;
+    }
+
     public static class Target {
         @Required
         @JsonPropertyDescription("Name of the FraudEngine in the same namespace.")
@@ -48,6 +72,8 @@ public class FraudLoadTestSpec {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Thresholds {
+        @Min(0.01)
+        public Double p50Ms;
         @Min(0.01)
         public Double p95Ms;
         @Min(0.01)

@@ -22,6 +22,19 @@ abstract class Node {
 
     abstract int eval(Transaction t);
 
+    /** Rough relative cost of {@link #eval}, used only to order and/or children (cheapest first). */
+    int cost() {
+        return 2;
+    }
+
+    static int sum(Node[] nodes) {
+        int c = 0;
+        for (Node n : nodes) {
+            c += n.cost();
+        }
+        return c;
+    }
+
     static int of(boolean b) {
         return b ? TRUE : FALSE;
     }
@@ -36,6 +49,11 @@ abstract class Node {
 
         All(Node[] args) {
             this.args = args;
+        }
+
+        @Override
+        int cost() {
+            return sum(args);
         }
 
         @Override
@@ -62,6 +80,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return sum(args);
+        }
+
+        @Override
         int eval(Transaction t) {
             int r = FALSE;
             for (Node a : args) {
@@ -85,6 +108,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return arg.cost();
+        }
+
+        @Override
         int eval(Transaction t) {
             int v = arg.eval(t);
             return v == UNKNOWN ? UNKNOWN : (v == TRUE ? FALSE : TRUE);
@@ -97,6 +125,11 @@ abstract class Node {
 
         Exists(Field field) {
             this.field = field;
+        }
+
+        @Override
+        int cost() {
+            return 1;
         }
 
         @Override
@@ -139,6 +172,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return 4;
+        }
+
+        @Override
         int eval(Transaction t) {
             String s = t.text(field);
             if (s == null) {
@@ -158,6 +196,11 @@ abstract class Node {
             this.field = field;
             this.value = value;
             this.op = op;
+        }
+
+        @Override
+        int cost() {
+            return 4;
         }
 
         @Override
@@ -192,6 +235,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return 20;
+        }
+
+        @Override
         int eval(Transaction t) {
             String s = t.text(field);
             if (s == null) {
@@ -211,6 +259,11 @@ abstract class Node {
             this.field = field;
             this.op = op;
             this.value = value;
+        }
+
+        @Override
+        int cost() {
+            return 1;
         }
 
         @Override
@@ -245,6 +298,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return 3;
+        }
+
+        @Override
         int eval(Transaction t) {
             if (!t.isNumber(field)) {
                 return UNKNOWN;
@@ -275,6 +333,11 @@ abstract class Node {
         }
 
         @Override
+        int cost() {
+            return 1;
+        }
+
+        @Override
         int eval(Transaction t) {
             if (!t.isNumber(field)) {
                 return UNKNOWN;
@@ -293,6 +356,11 @@ abstract class Node {
             this.field = field;
             this.value = value;
             this.negate = negate;
+        }
+
+        @Override
+        int cost() {
+            return 1;
         }
 
         @Override
@@ -334,6 +402,11 @@ abstract class Node {
             this.hasTrue = hasTrue;
             this.hasFalse = hasFalse;
             this.matcher = pattern == null ? null : ThreadLocal.withInitial(() -> pattern.matcher(""));
+        }
+
+        @Override
+        int cost() {
+            return op == Operator.REGEX ? 24 : 6;
         }
 
         @Override

@@ -5,6 +5,7 @@ import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -92,7 +93,7 @@ final class PendingEvaluation implements CompiledRuleset.Pending {
             }
         }
         if (checks == null) {
-            checks = new ArrayList<>(4);
+            checks = new ArrayList<>(16);
         }
         checks.add(new VelocityCheck(rs.key(), r.id, r.dimensionName, value, r.windowSeconds, r.aggregate, sum,
                 distinct, r.threshold));
@@ -110,14 +111,15 @@ final class PendingEvaluation implements CompiledRuleset.Pending {
             return null;
         }
         if (request == null) {
-            request = new VelocityRequest(txn.transactionId(), List.copyOf(checks), false);
+            request = new VelocityRequest(txn.transactionId(), Collections.unmodifiableList(checks), false);
         }
         return request;
     }
 
     @Override
     public VelocityRequest readOnlyVelocityRequest() {
-        return checks == null ? null : new VelocityRequest(txn.transactionId(), List.copyOf(checks), true);
+        return checks == null ? null
+                : new VelocityRequest(txn.transactionId(), Collections.unmodifiableList(checks), true);
     }
 
     @Override

@@ -83,11 +83,22 @@ public final class RulesetCompiler {
 
     static Node node(Condition c, Map<String, Set<String>> lists) {
         return switch (c) {
-            case Condition.All a -> new Node.All(a.args().stream().map(x -> node(x, lists)).toArray(Node[]::new));
-            case Condition.Any a -> new Node.Any(a.args().stream().map(x -> node(x, lists)).toArray(Node[]::new));
+            case Condition.All a -> new Node.All(cheapestFirst(a.args(), lists));
+            case Condition.Any a -> new Node.Any(cheapestFirst(a.args(), lists));
             case Condition.Not n -> new Node.Not(node(n.arg(), lists));
             case Condition.Leaf l -> leaf(l, lists);
         };
+    }
+
+    /**
+     * Children of and/or sorted by estimated cost, so a cheap numeric test can short-circuit before
+     * a regex runs. Safe because evaluation has no side effects and three-valued and/or are
+     * commutative: the result is the same in any order, only the work differs.
+     */
+    private static Node[] cheapestFirst(List<Condition> args, Map<String, Set<String>> lists) {
+        Node[] nodes = args.stream().map(x -> node(x, lists)).toArray(Node[]::new);
+        java.util.Arrays.sort(nodes, Comparator.comparingInt(Node::cost)); // stable: document order on ties
+        return nodes;
     }
 
     private static Node leaf(Condition.Leaf l, Map<String, Set<String>> lists) {

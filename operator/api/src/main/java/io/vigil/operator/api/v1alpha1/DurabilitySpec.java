@@ -15,10 +15,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
         message = "durability.topic.replicas must not exceed durability.kafka.managed.replicas")
 public class DurabilitySpec {
 
-    @Default("65536")
+    @Default("10000")
     @Min(1)
     @JsonPropertyDescription("Capacity of the in-memory outbox queue per engine pod (vigil.outbox.queue-capacity); full means dropped and counted.")
-    public Integer queueCapacity = 65536;
+    public Integer queueCapacity = 10000;
 
     @Default("{}")
     public Stream stream = new Stream();

@@ -37,7 +37,7 @@ public class EngineSpec {
     public ResourceRequirements resources;
 
     @Default("-XX:MaxRAMPercentage=75 -XX:+UseParallelGC")
-    @JsonPropertyDescription("JVM options (JAVA_OPTS_APPEND).")
+    @JsonPropertyDescription("JVM options (JAVA_TOOL_OPTIONS).")
     public String jvmOptions = "-XX:MaxRAMPercentage=75 -XX:+UseParallelGC";
 
     @Default("5ms")
@@ -45,10 +45,10 @@ public class EngineSpec {
     @JsonPropertyDescription("Deadline per AUTH request; past it the answer is DEGRADED/DEADLINE_EXCEEDED.")
     public String deadline = "5ms";
 
-    @Default("256")
+    @Default("2000")
     @Min(1)
-    @JsonPropertyDescription("Load-shedding limit: maximum requests in flight per pod; beyond it requests are answered LOAD_SHED.")
-    public Integer loadShedLimit = 256;
+    @JsonPropertyDescription("Load-shedding limit: maximum requests in flight per pod (vigil.engine.max-in-flight); beyond it requests are answered LOAD_SHED.")
+    public Integer loadShedLimit = 2000;
 
     @Default("SKIP")
     @JsonPropertyDescription("What velocity rules do when Redis cannot answer in time: SKIP (fail open) or EXCEEDED (fail closed).")

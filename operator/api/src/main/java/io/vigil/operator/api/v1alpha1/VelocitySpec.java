@@ -68,6 +68,9 @@ public class VelocitySpec {
         @Default("quay.io/opstree/redis:v7.0.15")
         public String image = "quay.io/opstree/redis:v7.0.15";
 
+        @JsonPropertyDescription("Secret key with the Redis password (optional); wired into redis-operator, the engine, the relay and KEDA.")
+        public SecretKeyRef passwordSecretRef;
+
         public ResourceRequirements resources;
 
         public boolean replication() {
@@ -96,19 +99,19 @@ public class VelocitySpec {
         @JsonPropertyDescription("Maximum Redis connections per engine pod (quarkus.redis.max-pool-size).")
         public Integer maxConnections = 16;
 
+        @Default("2048")
+        @Min(1)
+        @JsonPropertyDescription("Pipelining depth: commands in flight per connection (quarkus.redis.max-waiting-handlers).")
+        public Integer maxWaitingHandlers = 2048;
+
         @Default("1024")
         @Min(0)
-        @JsonPropertyDescription("Requests that may wait for a connection (quarkus.redis.max-pool-waiting); beyond it velocity is unavailable.")
-        public Integer maxWaitingHandlers = 1024;
+        @JsonPropertyDescription("Requests that may wait for a free connection (quarkus.redis.max-pool-waiting); beyond it velocity is unavailable for that request.")
+        public Integer maxPoolWaiting = 1024;
 
-        @Default("2s")
+        @Default("100ms")
         @Pattern(Durations.PATTERN)
-        @JsonPropertyDescription("Timeout of a Redis command on the connection (quarkus.redis.timeout); the request deadline is usually far shorter.")
-        public String timeout = "2s";
-
-        @Default("30s")
-        @Pattern(Durations.PATTERN)
-        @JsonPropertyDescription("Idle connections are closed after this long (quarkus.redis.pool-recycle-timeout).")
-        public String idleTimeout = "30s";
+        @JsonPropertyDescription("Timeout of the velocity round trip (vigil.velocity.timeout); the request deadline still applies.")
+        public String timeout = "100ms";
     }
 }

@@ -1,0 +1,32 @@
+package io.vigil.operator.engine;
+
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import java.util.List;
+
+/**
+ * Everything the renderers need beyond the spec: which ruleset versions the engine will run.
+ *
+ * @param rulesets what the engine pods get (the requested version, or the last good one when the
+ *                 requested one is missing or invalid)
+ * @param problems why a requested version is not the one being served; empty when all are
+ */
+public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List<RulesetProblem> problems) {
+
+    /**
+     * @param content       the ruleset file (JSON) as the engine reads it
+     * @param contentHash   SHA-256 of {@code content}: names the ConfigMap
+     * @param checksum      the rules library's checksum (canonical content), reported in status
+     * @param requested     false when this is the last good version kept because the requested one cannot be served
+     */
+    public record PlannedRuleset(String key, int version, String checksum, int ruleCount, String content,
+                                 String contentHash, String configMapName, boolean requested) {
+    }
+
+    /** @param reason CamelCase: RulesetNotFound, RulesetInvalid */
+    public record RulesetProblem(String key, int version, String reason, String message) {
+    }
+
+    public boolean allRequestedServed() {
+        return problems.isEmpty();
+    }
+}

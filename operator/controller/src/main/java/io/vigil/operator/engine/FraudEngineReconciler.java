@@ -1,0 +1,212 @@
+package io.vigil.operator.engine;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.strimzi.api.kafka.model.kafka.Kafka;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
+import io.vigil.operator.api.v1alpha1.FraudRuleset;
+import io.vigil.operator.engine.dependent.Conditions;
+import io.vigil.operator.engine.dependent.DashboardDependent;
+import io.vigil.operator.engine.dependent.EngineAutoscalerDependent;
+import io.vigil.operator.engine.dependent.EngineDataServiceDependent;
+import io.vigil.operator.engine.dependent.EngineDeploymentDependent;
+import io.vigil.operator.engine.dependent.EngineManagementServiceDependent;
+import io.vigil.operator.engine.dependent.EngineNetworkPolicyDependent;
+import io.vigil.operator.engine.dependent.EnginePodDisruptionBudgetDependent;
+import io.vigil.operator.engine.dependent.EngineServiceAccountDependent;
+import io.vigil.operator.engine.dependent.KafkaDependent;
+import io.vigil.operator.engine.dependent.KafkaNodePoolDependent;
+import io.vigil.operator.engine.dependent.KafkaTopicDependent;
+import io.vigil.operator.engine.dependent.PrometheusRuleDependent;
+import io.vigil.operator.engine.dependent.RedisReplicationDependent;
+import io.vigil.operator.engine.dependent.RedisSentinelDependent;
+import io.vigil.operator.engine.dependent.RedisStandaloneDependent;
+import io.vigil.operator.engine.dependent.RelayDeploymentDependent;
+import io.vigil.operator.engine.dependent.RelayManagementServiceDependent;
+import io.vigil.operator.engine.dependent.RelayScaledObjectDependent;
+import io.vigil.operator.engine.dependent.RelayTriggerAuthenticationDependent;
+import io.vigil.operator.engine.dependent.RulesetConfigMapsDependent;
+import io.vigil.operator.engine.dependent.ServiceMonitorDependent;
+import io.vigil.operator.support.OptionalCrds;
+import io.vigil.operator.support.OptionalCrds.Crd;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * Reconciles a FraudEngine: every owned object is a dependent resource of its own (server-side apply,
+ * owner reference), then the status is aggregated. Optional collaborators whose CRDs are missing are
+ * skipped (activation conditions) and reported as conditions; the reconciler then looks again after
+ * {@link #RECHECK}, which is the only retry a missing CRD causes.
+ */
+@Workflow(handleExceptionsInReconciler = true, dependents = {
+        @Dependent(name = FraudEngineReconciler.RULESET_CONFIGMAPS, type = RulesetConfigMapsDependent.class),
+        @Dependent(name = "engine-serviceaccount", type = EngineServiceAccountDependent.class),
+        @Dependent(name = "engine-deployment", type = EngineDeploymentDependent.class,
+                dependsOn = {FraudEngineReconciler.RULESET_CONFIGMAPS, "engine-serviceaccount"}),
+        @Dependent(name = "engine-service", type = EngineDataServiceDependent.class),
+        @Dependent(name = "engine-management-service", type = EngineManagementServiceDependent.class),
+        @Dependent(name = "engine-pdb", type = EnginePodDisruptionBudgetDependent.class),
+        @Dependent(name = "engine-networkpolicy", type = EngineNetworkPolicyDependent.class),
+        @Dependent(name = "engine-hpa", type = EngineAutoscalerDependent.class,
+                reconcilePrecondition = Conditions.AutoscalingEnabled.class),
+        @Dependent(name = "relay-deployment", type = RelayDeploymentDependent.class, dependsOn = "engine-serviceaccount"),
+        @Dependent(name = "relay-management-service", type = RelayManagementServiceDependent.class),
+        @Dependent(name = "relay-scaledobject", type = RelayScaledObjectDependent.class,
+                activationCondition = Conditions.KedaScaledObjectInstalled.class),
+        @Dependent(name = "relay-triggerauthentication", type = RelayTriggerAuthenticationDependent.class,
+                activationCondition = Conditions.KedaTriggerAuthenticationInstalled.class,
+                reconcilePrecondition = Conditions.RedisPasswordSet.class),
+        @Dependent(name = "redis-standalone", type = RedisStandaloneDependent.class,
+                activationCondition = Conditions.RedisInstalled.class,
+                reconcilePrecondition = Conditions.RedisStandaloneManaged.class),
+        @Dependent(name = "redis-replication", type = RedisReplicationDependent.class,
+                activationCondition = Conditions.RedisReplicationInstalled.class,
+                reconcilePrecondition = Conditions.RedisReplicationManaged.class),
+        @Dependent(name = "redis-sentinel", type = RedisSentinelDependent.class,
+                activationCondition = Conditions.RedisSentinelInstalled.class,
+                reconcilePrecondition = Conditions.RedisReplicationManaged.class),
+        @Dependent(name = "kafka", type = KafkaDependent.class,
+                activationCondition = Conditions.StrimziKafkaInstalled.class,
+                reconcilePrecondition = Conditions.KafkaManaged.class),
+        @Dependent(name = "kafka-nodepool", type = KafkaNodePoolDependent.class,
+                activationCondition = Conditions.StrimziNodePoolInstalled.class,
+                reconcilePrecondition = Conditions.KafkaManaged.class),
+        @Dependent(name = "kafka-topic", type = KafkaTopicDependent.class,
+                activationCondition = Conditions.StrimziTopicInstalled.class,
+                reconcilePrecondition = Conditions.KafkaManaged.class),
+        @Dependent(name = "servicemonitor", type = ServiceMonitorDependent.class,
+                activationCondition = Conditions.ServiceMonitorInstalled.class,
+                reconcilePrecondition = Conditions.ServiceMonitorEnabled.class),
+        @Dependent(name = "prometheusrule", type = PrometheusRuleDependent.class,
+                activationCondition = Conditions.PrometheusRuleInstalled.class,
+                reconcilePrecondition = Conditions.PrometheusRuleEnabled.class),
+        @Dependent(name = "grafana-dashboard", type = DashboardDependent.class,
+                reconcilePrecondition = Conditions.DashboardEnabled.class),
+})
+@ControllerConfiguration(name = "fraudengine")
+@RBACRule(apiGroups = "vigil.io", resources = "fraudrulesets", verbs = {"get", "list", "watch"})
+@RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get", resourceNames = {
+        "scaledobjects.keda.sh", "triggerauthentications.keda.sh",
+        "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
+        "kafkas.kafka.strimzi.io", "kafkanodepools.kafka.strimzi.io", "kafkatopics.kafka.strimzi.io",
+        "redis.redis.redis.opstreelabs.in", "redisreplications.redis.redis.opstreelabs.in", "redissentinels.redis.redis.opstreelabs.in"})
+public class FraudEngineReconciler implements Reconciler<FraudEngine> {
+
+    static final String RULESET_CONFIGMAPS = "ruleset-configmaps";
+    static final Duration RECHECK = Duration.ofSeconds(60);
+    private static final Logger LOG = Logger.getLogger(FraudEngineReconciler.class);
+
+    /** FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its key. */
+    @Override
+    public List<EventSource<?, FraudEngine>> prepareEventSources(EventSourceContext<FraudEngine> context) {
+        var config = InformerEventSourceConfiguration.from(FraudRuleset.class, FraudEngine.class)
+                .withName(Plans.RULESETS_EVENT_SOURCE)
+                .withSecondaryToPrimaryMapper(ruleset -> context.getPrimaryCache()
+                        .list(ruleset.getMetadata().getNamespace())
+                        .filter(fe -> fe.getSpec() != null && fe.getSpec().rulesets.stream()
+                                .anyMatch(r -> ruleset.getSpec() != null && r.key.equals(ruleset.getSpec().key)))
+                        .map(ResourceID::fromResource)
+                        .collect(Collectors.toSet()))
+                .build();
+        return List.of(new InformerEventSource<>(config, context));
+    }
+
+    @Override
+    public UpdateControl<FraudEngine> reconcile(FraudEngine fe, Context<FraudEngine> context) {
+        EnginePlan plan = Plans.of(fe, context);
+        List<String> errors = new ArrayList<>();
+        context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult().ifPresent(result ->
+                result.getErroredDependents().forEach((dependent, e) -> {
+                    LOG.warnf(e, "FraudEngine %s/%s: dependent %s failed", fe.getMetadata().getNamespace(), fe.getMetadata().getName(),
+                            dependent.name());
+                    errors.add(dependent.name() + ": " + rootMessage(e));
+                }));
+        Set<Crd> missing = missingCrds(fe, context);
+        Observed observed = new Observed(
+                deployment(context, Names.engine(fe)),
+                deployment(context, Names.relay(fe)),
+                context.getSecondaryResourcesAsStream(Kafka.class).filter(k -> Names.kafka(fe).equals(k.getMetadata().getName())).findFirst().orElse(null),
+                context.getSecondaryResourcesAsStream(GenericKubernetesResource.class)
+                        .anyMatch(g -> g.getApiVersion() != null && g.getApiVersion().startsWith("redis.redis.opstreelabs.in/")
+                                && Names.redis(fe).equals(g.getMetadata().getName())),
+                missing, errors);
+        FraudEngineStatus status = StatusAggregator.aggregate(plan, observed, Instant.now());
+
+        FraudEngine patch = new FraudEngine();
+        patch.setMetadata(new ObjectMetaBuilder().withName(fe.getMetadata().getName()).withNamespace(fe.getMetadata().getNamespace()).build());
+        patch.setStatus(status);
+        UpdateControl<FraudEngine> control = UpdateControl.patchStatus(patch);
+        if (!missing.isEmpty() || !errors.isEmpty()) {
+            control.rescheduleAfter(RECHECK);
+        }
+        return control;
+    }
+
+    /** Optional CRDs this spec needs that the cluster lacks. */
+    static Set<Crd> missingCrds(FraudEngine fe, Context<FraudEngine> context) {
+        Set<Crd> needed = EnumSet.of(Crd.KEDA_SCALED_OBJECT);
+        var spec = fe.getSpec();
+        if (io.vigil.operator.engine.desired.RedisConnection.of(fe).password() != null) {
+            needed.add(Crd.KEDA_TRIGGER_AUTHENTICATION);
+        }
+        if (!spec.velocity.redis.hasExternal()) {
+            if (spec.velocity.redis.managedOrDefault().replication()) {
+                needed.add(Crd.REDIS_REPLICATION);
+                needed.add(Crd.REDIS_SENTINEL);
+            } else {
+                needed.add(Crd.REDIS);
+            }
+        }
+        if (!spec.durability.kafka.hasExternal()) {
+            needed.addAll(List.of(Crd.STRIMZI_KAFKA, Crd.STRIMZI_NODE_POOL, Crd.STRIMZI_TOPIC));
+        }
+        if (Boolean.TRUE.equals(spec.observability.serviceMonitor.enabled)) {
+            needed.add(Crd.SERVICE_MONITOR);
+        }
+        if (Boolean.TRUE.equals(spec.observability.prometheusRule.enabled)) {
+            needed.add(Crd.PROMETHEUS_RULE);
+        }
+        Set<Crd> missing = EnumSet.noneOf(Crd.class);
+        for (Crd crd : needed) {
+            if (!OptionalCrds.present(context.getClient(), crd)) {
+                missing.add(crd);
+            }
+        }
+        return missing;
+    }
+
+    private static Deployment deployment(Context<FraudEngine> context, String name) {
+        return context.getSecondaryResourcesAsStream(Deployment.class).filter(d -> name.equals(d.getMetadata().getName())).findFirst().orElse(null);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return m.length() > 300 ? m.substring(0, 300) + "..." : m;
+    }
+
+}

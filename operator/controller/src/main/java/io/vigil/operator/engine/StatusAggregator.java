@@ -1,0 +1,211 @@
+package io.vigil.operator.engine;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
+import io.vigil.operator.api.v1alpha1.EngineSpec;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
+import io.vigil.operator.engine.desired.EngineWorkload;
+import io.vigil.operator.engine.desired.KafkaCluster;
+import io.vigil.operator.support.OptionalCrds.Crd;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * Computes the FraudEngine status from the plan and what was observed. Pure (the clock is a parameter):
+ * each condition carries the generation it was computed for, and keeps its lastTransitionTime while its
+ * status does not change.
+ */
+public final class StatusAggregator {
+
+    public static final String READY = "Ready";
+    public static final String RULESETS_VALID = "RulesetsValid";
+    public static final String VELOCITY_STORE_READY = "VelocityStoreReady";
+    public static final String DURABILITY_READY = "DurabilityReady";
+    public static final String PROGRESSING = "Progressing";
+    public static final String DEGRADED = "Degraded";
+
+    private StatusAggregator() {
+    }
+
+    public static FraudEngineStatus aggregate(EnginePlan plan, Observed observed, Instant now) {
+        FraudEngine fe = plan.engine();
+        long generation = fe.getMetadata().getGeneration() == null ? 0 : fe.getMetadata().getGeneration();
+        List<Condition> previous = fe.getStatus() == null || fe.getStatus().conditions == null ? List.of() : fe.getStatus().conditions;
+        String time = now.truncatedTo(ChronoUnit.SECONDS).toString();
+
+        FraudEngineStatus s = new FraudEngineStatus();
+        s.observedGeneration = generation;
+        for (EnginePlan.PlannedRuleset r : plan.rulesets()) {
+            s.activeRulesets.add(new FraudEngineStatus.ActiveRuleset(r.key(), r.version(), r.checksum(), r.configMapName()));
+        }
+        s.rulesets = plan.rulesets().stream().map(r -> r.key() + ":v" + r.version()).collect(Collectors.joining(","));
+        Deployment engine = observed.engine();
+        s.replicas = desiredReplicas(fe, engine);
+        s.readyReplicas = engine == null || engine.getStatus() == null ? 0 : nz(engine.getStatus().getReadyReplicas());
+        s.relayReplicas = observed.relay() == null || observed.relay().getStatus() == null ? 0 : nz(observed.relay().getStatus().getReadyReplicas());
+        s.endpoints = new FraudEngineStatus.Endpoints();
+        String ns = fe.getMetadata().getNamespace();
+        s.endpoints.data = "http://" + Names.engine(fe) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT;
+        s.endpoints.management = "http://" + Names.engineManagement(fe) + "." + ns + ".svc:" + EngineWorkload.MANAGEMENT_PORT;
+
+        List<Condition> c = new ArrayList<>();
+
+        // RulesetsValid
+        Condition rulesets = plan.allRequestedServed()
+                ? cond(RULESETS_VALID, true, "AllServed", "every requested ruleset version is valid and configured: " + s.rulesets)
+                : cond(RULESETS_VALID, false, plan.problems().get(0).reason(), plan.problems().stream().map(EnginePlan.RulesetProblem::message)
+                        .collect(Collectors.joining("; ")) + (plan.rulesets().isEmpty() ? "" : "; still serving " + s.rulesets));
+        c.add(rulesets);
+
+        // VelocityStoreReady
+        var redis = fe.getSpec().velocity.redis;
+        Condition velocity;
+        if (redis.hasExternal()) {
+            velocity = cond(VELOCITY_STORE_READY, true, "External", "external Redis at " + redis.external.address + " (not managed)");
+        } else {
+            Crd needed = redis.managedOrDefault().replication() ? Crd.REDIS_REPLICATION : Crd.REDIS;
+            if (observed.missingCrds().contains(needed) || observed.missingCrds().contains(Crd.REDIS_SENTINEL) && needed == Crd.REDIS_REPLICATION) {
+                velocity = cond(VELOCITY_STORE_READY, false, "RedisOperatorNotInstalled", "CRD " + needed.crdName
+                        + " is not installed: install the OT redis-operator, or set spec.velocity.redis.external");
+            } else if (observed.redisPresent()) {
+                velocity = cond(VELOCITY_STORE_READY, true, "Provisioned", "managed Redis " + Names.redis(fe) + " ("
+                        + redis.managedOrDefault().mode + ") is declared to redis-operator");
+            } else {
+                velocity = cond(VELOCITY_STORE_READY, false, "Provisioning", "managed Redis " + Names.redis(fe) + " is being created");
+            }
+        }
+        c.add(velocity);
+
+        // DurabilityReady: the relay runs and Kafka is there.
+        var kafka = fe.getSpec().durability.kafka;
+        Condition durability;
+        boolean relayUp = s.relayReplicas > 0 || fe.getSpec().durability.relay.minReplicas == 0;
+        if (!kafka.hasExternal() && (observed.missingCrds().contains(Crd.STRIMZI_KAFKA) || observed.missingCrds().contains(Crd.STRIMZI_NODE_POOL)
+                || observed.missingCrds().contains(Crd.STRIMZI_TOPIC))) {
+            durability = cond(DURABILITY_READY, false, "StrimziNotInstalled",
+                    "Strimzi CRDs (kafka.strimzi.io) are not installed: install Strimzi, or set spec.durability.kafka.external");
+        } else if (!kafka.hasExternal() && !strimziReady(observed)) {
+            durability = cond(DURABILITY_READY, false, "KafkaNotReady", "Strimzi Kafka " + Names.kafka(fe) + " is not Ready yet");
+        } else if (!relayUp) {
+            durability = cond(DURABILITY_READY, false, "RelayNotReady", "no relay pod is ready yet");
+        } else {
+            durability = cond(DURABILITY_READY, true, "Ready", "relay ready (" + s.relayReplicas + "), Kafka at " + KafkaCluster.bootstrapServers(fe));
+        }
+        c.add(durability);
+
+        // Progressing: the engine rollout.
+        boolean rolledOut = rolledOut(engine, s.replicas);
+        c.add(rolledOut
+                ? cond(PROGRESSING, false, "RolloutComplete", s.readyReplicas + "/" + s.replicas + " engine pods ready on the current configuration")
+                : cond(PROGRESSING, true, engine == null ? "Creating" : "RollingOut",
+                        "engine pods: " + s.readyReplicas + " ready of " + s.replicas + " on the current configuration"));
+
+        // Degraded: something requested is not in effect, but the engine is serving.
+        List<String> degraded = new ArrayList<>();
+        String degradedReason = null;
+        if (!observed.errors().isEmpty()) {
+            degradedReason = "ReconcileError";
+            degraded.addAll(observed.errors());
+        }
+        if (observed.missingCrds().contains(Crd.KEDA_SCALED_OBJECT)) {
+            degradedReason = degradedReason == null ? "KedaNotInstalled" : degradedReason;
+            degraded.add("KEDA is not installed (CRD " + Crd.KEDA_SCALED_OBJECT.crdName + "): the relay is not autoscaled");
+        }
+        if (observed.missingCrds().contains(Crd.SERVICE_MONITOR) || observed.missingCrds().contains(Crd.PROMETHEUS_RULE)) {
+            degradedReason = degradedReason == null ? "PrometheusOperatorNotInstalled" : degradedReason;
+            degraded.add("prometheus-operator CRDs (monitoring.coreos.com) are not installed: no ServiceMonitor/PrometheusRule");
+        }
+        if (!plan.allRequestedServed()) {
+            degradedReason = degradedReason == null ? "RulesetNotServed" : degradedReason;
+            degraded.add("a requested ruleset version is not served (see RulesetsValid)");
+        }
+        c.add(degraded.isEmpty()
+                ? cond(DEGRADED, false, "AsExpected", "everything requested is in effect")
+                : cond(DEGRADED, true, degradedReason, String.join("; ", degraded)));
+
+        // Ready: the engine answers on the current configuration with its velocity store and durability path.
+        boolean engineAvailable = available(engine) && s.readyReplicas > 0;
+        Condition ready;
+        if (!engineAvailable) {
+            ready = cond(READY, false, "EngineNotAvailable", "engine Deployment " + Names.engine(fe) + " is not Available ("
+                    + s.readyReplicas + "/" + s.replicas + " ready)");
+        } else if (plan.rulesets().isEmpty()) {
+            ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve");
+        } else if (!isTrue(velocity)) {
+            ready = cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
+        } else if (!isTrue(durability)) {
+            ready = cond(READY, false, "DurabilityNotReady", durability.getMessage());
+        } else if (!rolledOut) {
+            ready = cond(READY, true, "RollingOut", "serving while the rollout completes: " + s.readyReplicas + "/" + s.replicas);
+        } else {
+            ready = cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods");
+        }
+        c.add(0, ready);
+
+        for (Condition cond : c) {
+            cond.setObservedGeneration(generation);
+            Condition before = previous.stream().filter(p -> cond.getType().equals(p.getType())).findFirst().orElse(null);
+            cond.setLastTransitionTime(before != null && Objects.equals(before.getStatus(), cond.getStatus()) && before.getLastTransitionTime() != null
+                    ? before.getLastTransitionTime() : time);
+        }
+        s.conditions = c;
+        return s;
+    }
+
+    static Integer desiredReplicas(FraudEngine fe, Deployment engine) {
+        EngineSpec e = fe.getSpec().engine;
+        if (e.autoscaling != null) {
+            return engine != null && engine.getSpec() != null && engine.getSpec().getReplicas() != null
+                    ? engine.getSpec().getReplicas() : e.autoscaling.minReplicas;
+        }
+        return e.replicas != null ? e.replicas : EngineSpec.DEFAULT_REPLICAS;
+    }
+
+    static boolean rolledOut(Deployment d, int replicas) {
+        if (d == null || d.getStatus() == null) {
+            return false;
+        }
+        var st = d.getStatus();
+        return st.getObservedGeneration() != null && st.getObservedGeneration() >= d.getMetadata().getGeneration()
+                && nz(st.getUpdatedReplicas()) >= replicas && nz(st.getReplicas()) == nz(st.getUpdatedReplicas())
+                && nz(st.getAvailableReplicas()) >= replicas;
+    }
+
+    static boolean available(Deployment d) {
+        if (d == null || d.getStatus() == null || d.getStatus().getConditions() == null) {
+            return false;
+        }
+        for (DeploymentCondition dc : d.getStatus().getConditions()) {
+            if ("Available".equals(dc.getType())) {
+                return "True".equals(dc.getStatus());
+            }
+        }
+        return false;
+    }
+
+    static boolean strimziReady(Observed o) {
+        if (o.kafka() == null || o.kafka().getStatus() == null || o.kafka().getStatus().getConditions() == null) {
+            return false;
+        }
+        return o.kafka().getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private static boolean isTrue(Condition c) {
+        return "True".equals(c.getStatus());
+    }
+
+    private static int nz(Integer i) {
+        return i == null ? 0 : i;
+    }
+
+    private static Condition cond(String type, boolean status, String reason, String message) {
+        return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason).withMessage(message).build();
+    }
+}

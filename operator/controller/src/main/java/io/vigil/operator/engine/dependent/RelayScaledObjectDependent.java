@@ -1,0 +1,32 @@
+package io.vigil.operator.engine.dependent;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.GroupVersionKind;
+import io.javaoperatorsdk.operator.processing.dependent.Creator;
+import io.javaoperatorsdk.operator.processing.dependent.Updater;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.GarbageCollected;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.GenericKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.engine.Names;
+import io.vigil.operator.engine.desired.*;
+
+/** KEDA ScaledObject scaling the relay on stream lag and pending entries. No Java model exists for this CRD, hence a generic resource. */
+@KubernetesDependent(informer = @Informer(labelSelector = Names.MANAGED_SELECTOR + ",app.kubernetes.io/component=relay"))
+public class RelayScaledObjectDependent extends GenericKubernetesDependentResource<FraudEngine>
+        implements Creator<GenericKubernetesResource, FraudEngine>, Updater<GenericKubernetesResource, FraudEngine>,
+        GarbageCollected<FraudEngine> {
+
+    public static final GroupVersionKind GVK = new GroupVersionKind("keda.sh", "v1alpha1", "ScaledObject");
+
+    public RelayScaledObjectDependent() {
+        super(GVK);
+    }
+
+    @Override
+    protected GenericKubernetesResource desired(FraudEngine fe, Context<FraudEngine> context) {
+        return RelayWorkload.scaledObject(fe);
+    }
+}

@@ -1,0 +1,43 @@
+package io.vigil.operator.engine.desired;
+
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+
+/** Which optional objects a spec asks for; shared by the workflow's preconditions and {@link DesiredState}. */
+public final class Wanted {
+    private Wanted() {
+    }
+
+    public static boolean autoscaling(FraudEngine fe) {
+        return fe.getSpec().engine.autoscaling != null;
+    }
+
+    public static boolean redisStandalone(FraudEngine fe) {
+        var r = fe.getSpec().velocity.redis;
+        return !r.hasExternal() && !r.managedOrDefault().replication();
+    }
+
+    public static boolean redisReplication(FraudEngine fe) {
+        var r = fe.getSpec().velocity.redis;
+        return !r.hasExternal() && r.managedOrDefault().replication();
+    }
+
+    public static boolean redisPassword(FraudEngine fe) {
+        return RedisConnection.of(fe).password() != null;
+    }
+
+    public static boolean kafkaManaged(FraudEngine fe) {
+        return !fe.getSpec().durability.kafka.hasExternal();
+    }
+
+    public static boolean serviceMonitor(FraudEngine fe) {
+        return Boolean.TRUE.equals(fe.getSpec().observability.serviceMonitor.enabled);
+    }
+
+    public static boolean prometheusRule(FraudEngine fe) {
+        return Boolean.TRUE.equals(fe.getSpec().observability.prometheusRule.enabled);
+    }
+
+    public static boolean dashboard(FraudEngine fe) {
+        return Boolean.TRUE.equals(fe.getSpec().observability.grafanaDashboard.enabled);
+    }
+}

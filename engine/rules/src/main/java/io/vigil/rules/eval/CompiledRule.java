@@ -13,6 +13,8 @@ final class CompiledRule {
     final boolean shadow;
     /** null: the rule has no condition (scope only) and always holds. */
     final Node condition;
+    /** Presence bits the transaction must have for this rule to possibly match (condition and dimension). */
+    final long required;
     final Outcome decision;
     final String reasonCode;
     /** Built once: the same immutable object is reported every time the rule matches. */
@@ -37,6 +39,8 @@ final class CompiledRule {
         this.specificity = specificity;
         this.shadow = shadow;
         this.condition = condition;
+        this.required = (condition == null ? 0 : condition.requiredForTrue())
+                | (dimension == null ? 0 : 1L << dimension.ordinal());
         this.decision = decision;
         this.reasonCode = reasonCode;
         this.matched = new MatchedRule(id, version, priority, decision, reasonCode, shadow);

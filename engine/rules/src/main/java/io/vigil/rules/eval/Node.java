@@ -22,6 +22,16 @@ abstract class Node {
 
     abstract int eval(Transaction t);
 
+    /**
+     * Presence bits (see {@link Transaction#presence()}) that must all be set for this node to be
+     * TRUE. Missing fields make comparisons UNKNOWN, so a rule whose required bits are not all present
+     * cannot match and is skipped without evaluating its condition.
+     */
+    abstract long requiredForTrue();
+
+    /** Presence bits that must all be set for this node to be FALSE. */
+    abstract long requiredForFalse();
+
     /** Rough relative cost of {@link #eval}, used only to order and/or children (cheapest first). */
     int cost() {
         return 2;
@@ -57,6 +67,24 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            long m = 0;
+            for (Node a : args) {
+                m |= a.requiredForTrue();
+            }
+            return m;
+        }
+
+        @Override
+        long requiredForFalse() {
+            long m = -1L;
+            for (Node a : args) {
+                m &= a.requiredForFalse();
+            }
+            return m;
+        }
+
+        @Override
         int eval(Transaction t) {
             int r = TRUE;
             for (Node a : args) {
@@ -82,6 +110,24 @@ abstract class Node {
         @Override
         int cost() {
             return sum(args);
+        }
+
+        @Override
+        long requiredForTrue() {
+            long m = -1L;
+            for (Node a : args) {
+                m &= a.requiredForTrue();
+            }
+            return m;
+        }
+
+        @Override
+        long requiredForFalse() {
+            long m = 0;
+            for (Node a : args) {
+                m |= a.requiredForFalse();
+            }
+            return m;
         }
 
         @Override
@@ -113,6 +159,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return arg.requiredForFalse();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return arg.requiredForTrue();
+        }
+
+        @Override
         int eval(Transaction t) {
             int v = arg.eval(t);
             return v == UNKNOWN ? UNKNOWN : (v == TRUE ? FALSE : TRUE);
@@ -133,6 +189,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 0;
+        }
+
+        @Override
         int eval(Transaction t) {
             return of(t.has(field));
         }
@@ -147,6 +213,16 @@ abstract class Node {
             this.field = field;
             this.value = value;
             this.negate = negate;
+        }
+
+        @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
         }
 
         @Override
@@ -177,6 +253,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
         int eval(Transaction t) {
             String s = t.text(field);
             if (s == null) {
@@ -201,6 +287,16 @@ abstract class Node {
         @Override
         int cost() {
             return 4;
+        }
+
+        @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
         }
 
         @Override
@@ -240,6 +336,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
         int eval(Transaction t) {
             String s = t.text(field);
             if (s == null) {
@@ -264,6 +370,16 @@ abstract class Node {
         @Override
         int cost() {
             return 1;
+        }
+
+        @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
         }
 
         @Override
@@ -303,6 +419,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
         int eval(Transaction t) {
             if (!t.isNumber(field)) {
                 return UNKNOWN;
@@ -338,6 +464,16 @@ abstract class Node {
         }
 
         @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
         int eval(Transaction t) {
             if (!t.isNumber(field)) {
                 return UNKNOWN;
@@ -361,6 +497,16 @@ abstract class Node {
         @Override
         int cost() {
             return 1;
+        }
+
+        @Override
+        long requiredForTrue() {
+            return 1L << field.ordinal();
+        }
+
+        @Override
+        long requiredForFalse() {
+            return 1L << field.ordinal();
         }
 
         @Override
@@ -407,6 +553,16 @@ abstract class Node {
         @Override
         int cost() {
             return op == Operator.REGEX ? 24 : 6;
+        }
+
+        @Override
+        long requiredForTrue() {
+            return Transaction.CUSTOM_PRESENT;
+        }
+
+        @Override
+        long requiredForFalse() {
+            return op == Operator.EXISTS ? 0 : Transaction.CUSTOM_PRESENT;
         }
 
         @Override

@@ -34,6 +34,7 @@ final class PendingEvaluation implements CompiledRuleset.Pending {
         CompiledRule[] rules = rs.rules;
         boolean decided = false;
         int count = 0;
+        long present = txn.presence();
         for (int w = 0; w < bits.length; w++) {
             long word = bits[w];
             count += Long.bitCount(word);
@@ -45,6 +46,9 @@ final class PendingEvaluation implements CompiledRuleset.Pending {
                 long low = word & -word;
                 word ^= low;
                 CompiledRule r = rules[(w << 6) + Long.numberOfTrailingZeros(low)];
+                if ((r.required & ~present) != 0) {
+                    continue; // needs a field this transaction does not have: cannot be TRUE (ADR 0002)
+                }
                 if (r.condition != null && r.condition.eval(txn) != Node.TRUE) {
                     continue;
                 }

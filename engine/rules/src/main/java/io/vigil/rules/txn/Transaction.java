@@ -23,8 +23,13 @@ public final class Transaction {
     private final byte[] kinds = new byte[Field.COUNT];
     private final String[] texts = new String[Field.COUNT];
     private final double[] numbers = new double[Field.COUNT];
+    /** Bit {@code Field.ordinal()} set when that field is present; {@link #CUSTOM_PRESENT} when any custom field is. */
+    private long present;
     private Map<String, Object> custom;
     private byte[] raw;
+
+    /** The presence bit that stands for "at least one custom field". */
+    public static final long CUSTOM_PRESENT = 1L << 63;
 
     public boolean has(Field f) {
         return kinds[f.ordinal()] != MISSING;
@@ -57,9 +62,11 @@ public final class Transaction {
         if (value == null) {
             kinds[i] = MISSING;
             texts[i] = null;
+            present &= ~(1L << i);
         } else {
             kinds[i] = TEXT;
             texts[i] = value;
+            present |= 1L << i;
         }
         return this;
     }
@@ -70,6 +77,7 @@ public final class Transaction {
         kinds[i] = NUMBER;
         numbers[i] = value;
         texts[i] = text;
+        present |= 1L << i;
         return this;
     }
 
@@ -78,12 +86,21 @@ public final class Transaction {
         kinds[i] = BOOL;
         numbers[i] = value ? 1 : 0;
         texts[i] = value ? "true" : "false";
+        present |= 1L << i;
         return this;
     }
 
     /** Custom field value: String, Double or Boolean; null when missing. */
     public Object custom(String name) {
         return custom == null ? null : custom.get(name);
+    }
+
+    /**
+     * Which fields are present, as bits: bit {@code f.ordinal()} for each present {@link Field}, plus
+     * {@link #CUSTOM_PRESENT}. Lets the evaluator skip rules that need a missing field in one test.
+     */
+    public long presence() {
+        return present;
     }
 
     public Map<String, Object> customFields() {
@@ -94,6 +111,9 @@ public final class Transaction {
         if (value == null) {
             if (custom != null) {
                 custom.remove(name);
+                if (custom.isEmpty()) {
+                    present &= ~CUSTOM_PRESENT;
+                }
             }
             return this;
         }
@@ -104,6 +124,7 @@ public final class Transaction {
             custom = new LinkedHashMap<>();
         }
         custom.put(name, value);
+        present |= CUSTOM_PRESENT;
         return this;
     }
 
@@ -138,6 +159,7 @@ public final class Transaction {
     public void clear() {
         Arrays.fill(kinds, MISSING);
         Arrays.fill(texts, null);
+        present = 0;
         custom = null;
         raw = null;
     }

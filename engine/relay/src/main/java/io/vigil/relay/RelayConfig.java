@@ -1,0 +1,79 @@
+package io.vigil.relay;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The relay's settings ({@code vigil.relay.*}). Extra producer settings: {@code vigil.relay.producer.<kafka key>=value}. */
+@ConfigMapping(prefix = "vigil.relay")
+public interface RelayConfig {
+
+    /** Base stream name; with {@code streams > 1} the shards are {@code <stream>:0 .. <stream>:N-1} (as the engine writes them). */
+    @WithDefault("vigil:decisions")
+    String stream();
+
+    @WithDefault("1")
+    int streams();
+
+    /** Consumer group on every stream. */
+    @WithDefault("vigil-relay")
+    String group();
+
+    /**
+     * This instance's consumer name; default $HOSTNAME (the pod name). A restarted instance with the
+     * same name resumes its own pending entries first; entries of vanished consumers are reclaimed.
+     */
+    Optional<String> consumerName();
+
+    /** Kafka topic of the decision events. */
+    @WithDefault("fraud.card.decisions.v1")
+    String topic();
+
+    @WithDefault("127.0.0.1:19092")
+    String bootstrapServers();
+
+    /** Entries read (and published) per batch. */
+    @WithDefault("500")
+    int batchSize();
+
+    /** How long one XREADGROUP waits for new entries (the worker's own thread, never an event loop). */
+    @WithDefault("1s")
+    Duration block();
+
+    /** Pending entries idle longer than this (their consumer crashed or hangs) are reclaimed with XAUTOCLAIM. */
+    @WithDefault("30s")
+    Duration claimMinIdle();
+
+    /** How often each worker looks for entries to reclaim. */
+    @WithDefault("5s")
+    Duration reclaimInterval();
+
+    /** An entry delivered more often than this goes to the dead-letter stream instead of Kafka. */
+    @WithDefault("5")
+    int maxDeliveries();
+
+    /** Dead-letter stream of stream S: {@code S<suffix>}. */
+    @WithDefault(":dead-letter")
+    String deadLetterSuffix();
+
+    /** Approximate bound of each dead-letter stream. */
+    @WithDefault("100000")
+    long deadLetterMaxLength();
+
+    /** While waiting for Kafka, the worker keeps its entries claimed (XCLAIM JUSTID) this often, so others do not reclaim them. */
+    @WithDefault("10s")
+    Duration heartbeatInterval();
+
+    /** First wait after Redis or Kafka failed; doubles up to 5 s. */
+    @WithDefault("100ms")
+    Duration retryBackoff();
+
+    /** How often lag, pending and readiness are refreshed. */
+    @WithDefault("5s")
+    Duration monitorInterval();
+
+    /** On shutdown, workers finish their in-flight batch for at most this long. */
+    @WithDefault("20s")
+    Duration shutdownTimeout();
+}

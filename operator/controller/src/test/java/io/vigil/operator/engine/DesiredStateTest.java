@@ -1,0 +1,119 @@
+package io.vigil.operator.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.vigil.operator.Fixtures;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.RulesetRef;
+import io.vigil.operator.engine.desired.DesiredState;
+import io.vigil.operator.engine.desired.EngineWorkload;
+import io.vigil.operator.engine.desired.RelayWorkload;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Properties of the desired state that must hold for every spec (the golden files pin the details). */
+class DesiredStateTest {
+
+    static EnginePlan plan(FraudEngine fe) {
+        return EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()));
+    }
+
+    @Test
+    void everythingIsOwnedByTheFraudEngineAndLabelled() {
+        for (String name : List.of("defaults", "external", "replication")) {
+            FraudEngine fe = Fixtures.engine(name);
+            for (HasMetadata o : DesiredState.all(plan(fe))) {
+                assertThat(o.getMetadata().getOwnerReferences()).as(o.getKind() + " " + o.getMetadata().getName()).singleElement()
+                        .satisfies(ref -> {
+                            assertThat(ref.getUid()).isEqualTo(fe.getMetadata().getUid());
+                            assertThat(ref.getController()).isTrue();
+                        });
+                assertThat(o.getMetadata().getNamespace()).isEqualTo(fe.getMetadata().getNamespace());
+                assertThat(o.getMetadata().getLabels()).containsEntry(Names.LABEL_MANAGED_BY, Names.MANAGED_BY);
+                // Adding the owner again (what the SDK does on apply) must not duplicate it.
+                o.addOwnerReference(fe);
+                assertThat(o.getMetadata().getOwnerReferences()).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void externalRedisAndKafkaCreateNothingManaged() {
+        List<String> kinds = DesiredState.all(plan(Fixtures.engine("external"))).stream().map(HasMetadata::getKind).toList();
+        assertThat(kinds).doesNotContain("Redis", "RedisReplication", "RedisSentinel", "Kafka", "KafkaNodePool", "KafkaTopic",
+                "PrometheusRule");
+        assertThat(kinds).contains("HorizontalPodAutoscaler", "TriggerAuthentication", "ScaledObject", "ServiceMonitor");
+        List<String> managed = DesiredState.all(plan(Fixtures.engine("defaults"))).stream().map(HasMetadata::getKind).toList();
+        assertThat(managed).contains("Redis", "Kafka", "KafkaNodePool", "KafkaTopic", "PrometheusRule", "ServiceMonitor")
+                .doesNotContain("TriggerAuthentication", "HorizontalPodAutoscaler");
+    }
+
+    @Test
+    void engineDeploymentRollsWithoutCapacityDipAndRunsRestricted() {
+        Deployment d = EngineWorkload.deployment(plan(Fixtures.engine("defaults")));
+        assertThat(d.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+        assertThat(d.getSpec().getReplicas()).isEqualTo(2);
+        var pod = d.getSpec().getTemplate().getSpec();
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        var c = pod.getContainers().get(0);
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
+        assertThat(c.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort()).containsExactly("data:8081", "management:9081");
+        // Ruleset files land in the engine's directory layout.
+        var items = pod.getVolumes().get(0).getProjected().getSources().stream()
+                .flatMap(s -> s.getConfigMap().getItems().stream()).map(i -> i.getPath()).toList();
+        assertThat(items).containsExactly("CARD_AUTH/v2/ruleset.json", "CARD_AUTH/active", "CARD_MONITORING/v1/ruleset.json", "CARD_MONITORING/active");
+    }
+
+    @Test
+    void autoscaledEngineAndRelayLeaveReplicasToTheirAutoscalers() {
+        EnginePlan plan = plan(Fixtures.engine("external"));
+        assertThat(EngineWorkload.deployment(plan).getSpec().getReplicas()).isNull();
+        assertThat(RelayWorkload.deployment(plan.engine()).getSpec().getReplicas()).isNull();
+        assertThat(RelayWorkload.deployment(Fixtures.engine("defaults")).getSpec().getReplicas()).isNull();
+    }
+
+    @Test
+    void podTemplateHashFollowsConfigAndRulesetsOnly() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        String base = hash(fe);
+        assertThat(hash(Fixtures.engine("defaults"))).as("deterministic").isEqualTo(base);
+
+        FraudEngine bumped = Fixtures.engine("defaults");
+        bumped.getSpec().rulesets.set(0, new RulesetRef("CARD_AUTH", 1));
+        assertThat(hash(bumped)).as("ruleset version").isNotEqualTo(base);
+
+        FraudEngine deadline = Fixtures.engine("defaults");
+        deadline.getSpec().engine.deadline = "7ms";
+        assertThat(hash(deadline)).as("engine config").isNotEqualTo(base);
+
+        FraudEngine slo = Fixtures.engine("defaults");
+        slo.getSpec().slo.p99Ms = 20.0;
+        assertThat(hash(slo)).as("SLO does not touch the pods").isEqualTo(base);
+    }
+
+    @Test
+    void rulesetConfigMapsAreImmutableAndNamedByContent() {
+        EnginePlan plan = plan(Fixtures.engine("defaults"));
+        for (ConfigMap cm : EngineWorkload.rulesetConfigMaps(plan).values()) {
+            assertThat(cm.getImmutable()).isTrue();
+            assertThat(cm.getData()).containsKeys("ruleset.json", "active");
+        }
+        FraudEngine bumped = Fixtures.engine("defaults");
+        bumped.getSpec().rulesets.set(0, new RulesetRef("CARD_AUTH", 1));
+        assertThat(EngineWorkload.rulesetConfigMaps(plan(bumped)).keySet())
+                .hasSize(2)
+                .doesNotContainAnyElementsOf(List.of(plan.rulesets().get(0).configMapName()))
+                .contains(plan.rulesets().get(1).configMapName());
+    }
+
+    private static String hash(FraudEngine fe) {
+        return EngineWorkload.deployment(plan(fe)).getSpec().getTemplate().getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
+    }
+}

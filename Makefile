@@ -35,8 +35,17 @@ stop: ## Stop exactly what `make run` started
 logs: ## Show the logs of what `make run` started
 	@$(LOCAL)/logs.sh
 
-bench: ## Run the benchmarks (JMH) and print where the results are
+bench: ## Run the benchmarks: JMH, then the load benchmark (BENCH_PROFILE=quick|full; docs/performance.md)
 	@$(LOCAL)/bench.sh
+	@$(LOCAL)/loadtest.sh
+
+.PHONY: loadtest loadtest-check
+loadtest: ## Load benchmark only: data plane + k6 (BENCH_PROFILE=quick|full); report in loadtests/results/
+	@$(LOCAL)/loadtest.sh
+
+loadtest-check: ## Check the k6 traffic generator (Node tests) and that every k6 scenario parses
+	node --test loadtests/test/
+	@for f in loadtests/k6/*.js; do "$$($(LOCAL)/tools.sh path k6)" inspect "$$f" >/dev/null || exit 1; done; echo "k6 scenarios parse"
 
 clean: ## Remove build output and local state
 	$(MVN) -q clean

@@ -167,7 +167,8 @@ export function buildSummary(data, scenario) {
     duration_s: Math.round(seconds * 10) / 10,
     overall: partOf(m, '', seconds),
     checks_rate: val(m.checks, 'rate'),
-    retry_consistent_rate: val(m.vigil_retry_consistent, 'rate'),
+    retry_consistent_rate: m.vigil_retry_consistent && (m.vigil_retry_consistent.values.passes + m.vigil_retry_consistent.values.fails) > 0
+      ? m.vigil_retry_consistent.values.rate : null,
     bad_answers: val(m.vigil_bad_answers, 'count') || 0,
     vus_max: val(m.vus_max, 'max'),
     parts: {},

@@ -50,3 +50,26 @@ loadtest-check: ## Check the k6 traffic generator (Node tests) and that every k6
 clean: ## Remove build output and local state
 	$(MVN) -q clean
 	rm -rf .local
+
+# ---- Local Kubernetes (no containers; docs/local-environment.md) ----
+.PHONY: tools cluster-up cluster-down cluster-status cluster-reset cluster-crds
+
+tools: ## Build the Go tools (kube-apiserver, etcd, kwok, helm, k6, ...) into ~/.cache/vigil/bin
+	@$(LOCAL)/tools.sh build
+
+cluster-up: ## Start the local Kubernetes control plane + kwok nodes (.local/cluster/kubeconfig)
+	@$(LOCAL)/ensure-deps.sh
+	@$(LOCAL)/cluster-up.sh
+
+cluster-down: ## Stop exactly the processes cluster-up started (state is kept)
+	@$(LOCAL)/cluster-down.sh
+
+cluster-status: ## Show the local cluster's processes and nodes
+	@$(LOCAL)/cluster-status.sh
+
+cluster-reset: ## Stop the local cluster and wipe its state (etcd data, certificates)
+	@$(LOCAL)/cluster-reset.sh
+
+CRDS ?= all
+cluster-crds: ## Install third-party CRDs into the local cluster (CRDS="keda monitoring k6 strimzi redis")
+	@$(LOCAL)/cluster-crds.sh $(CRDS)

@@ -8,17 +8,19 @@
 #   tools.sh list                print tool, key and whether it is built
 #
 # Tools: kube-apiserver kube-controller-manager kube-scheduler etcd kubectl (from the wrapper module in
-# environments/local/kube), kwok, helm, k6 (go install of pinned versions).
+# environments/local/kube), kwok, helm, k6 (go install of pinned versions), prometheus and promtool
+# (from the wrapper module in environments/local/prometheus).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 KUBE_MOD="$ROOT/environments/local/kube"
+PROM_MOD="$ROOT/environments/local/prometheus"
 CACHE_DIR="${VIGIL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vigil}"
 
 # shellcheck source=versions.sh
 . "$ROOT/environments/local/bin/versions.sh"
 
-ALL_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm k6)
+ALL_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm k6 prometheus promtool)
 
 # k8s.io/kubernetes and k8s.io/controller-manager are not in the checksum database served here (404);
 # their hashes are pinned in the committed go.sum instead.
@@ -34,12 +36,20 @@ kube_key() {
   echo "kube-${K8S_VERSION}-etcd-${ETCD_VERSION}-${sum}"
 }
 
+prom_key() {
+  local sum ver
+  sum=$(cd "$PROM_MOD" && cat go.mod go.sum | sha256sum | cut -c1-10)
+  ver=$(awk '$1 == "require" && $2 == "github.com/prometheus/prometheus" {print $3}' "$PROM_MOD/go.mod")
+  echo "prometheus-${ver}-${sum}"
+}
+
 key_of() {
   case "$1" in
     etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) kube_key ;;
     kwok) echo "kwok-${KWOK_VERSION}" ;;
     helm) echo "helm-${HELM_VERSION}" ;;
     k6) echo "k6-${K6_VERSION}" ;;
+    prometheus|promtool) prom_key ;;
     *) echo "unknown tool: $1 (known: ${ALL_TOOLS[*]})" >&2; return 2 ;;
   esac
 }
@@ -66,6 +76,19 @@ build_one() {
     log "$tool: cached ($dest)"
     return 0
   fi
+  mkdir -p "$(dirname "$dest")"
+  # One build per tool at a time (make, the JUnit extension and CI may race for it); different
+  # tools may build side by side, so `cluster-up` does not wait for helm/k6 being built elsewhere.
+  exec 9>"$(dirname "$dest")/.lock-$tool"
+  if ! flock -n 9; then
+    log "$tool: another build is running; waiting for it"
+    flock 9
+  fi
+  if [ -x "$dest" ]; then
+    log "$tool: built meanwhile ($dest)"
+    exec 9>&-
+    return 0
+  fi
   command -v go >/dev/null || { echo "go is required to build $tool (https://go.dev/dl/)" >&2; return 1; }
   mkdir -p "$(dirname "$dest")"
   tmp="$(dirname "$dest")/.tmp-$tool-$$"
@@ -84,6 +107,15 @@ build_one() {
       done
       (cd "$KUBE_MOD" && with_heartbeat "$tool" go build -ldflags "$ld" -o "$tmp/$tool" "./cmd/$tool")
       ;;
+    prometheus|promtool)
+      # Prometheus' go.mod has replace directives, so it cannot be `go install`ed; the wrapper
+      # module requires it (and repeats the replace it needs) and builds its commands from there.
+      # remove_all_sd keeps only static and file service discovery (all the local environment uses)
+      # and leaves out the cloud SDKs that make most of a full build's time.
+      log "building $tool (Prometheus module $(prom_key)); a cold build takes a few minutes"
+      (cd "$PROM_MOD" && with_heartbeat "$tool" go build -tags remove_all_sd -ldflags "-s -w" -o "$tmp/$tool" \
+        "github.com/prometheus/prometheus/cmd/$tool")
+      ;;
     kwok|helm|k6)
       local mod ver
       case "$tool" in
@@ -97,36 +129,35 @@ build_one() {
   esac
   mv -f "$tmp/$tool" "$dest"
   rm -rf "$tmp"
+  exec 9>&-
   log "$tool: built in $((SECONDS - start))s -> $dest"
 }
 
-cmd="${1:-build}"
-case "$cmd" in
-  path)
-    [ $# -eq 2 ] || { echo "usage: tools.sh path <tool>" >&2; exit 2; }
-    p=$(path_of "$2")
-    [ -x "$p" ] || "$0" build "$2" >&2
-    echo "$p"
-    ;;
-  list)
-    for t in "${ALL_TOOLS[@]}"; do
-      p=$(path_of "$t"); s=missing; [ -x "$p" ] && s=built
-      printf '%-24s %-8s %s\n' "$t" "$s" "$p"
-    done
-    ;;
-  build|*)
-    [ "$cmd" = build ] && shift || true
-    tools=("$@"); [ ${#tools[@]} -eq 0 ] && tools=("${ALL_TOOLS[@]}")
-    for t in "${tools[@]}"; do key_of "$t" >/dev/null; done
-    mkdir -p "$CACHE_DIR/bin"
-    # One build at a time per cache (make, the JUnit extension and CI may race for it).
-    exec 9>"$CACHE_DIR/bin/.lock"
-    if ! flock -n 9; then
-      log "another build holds $CACHE_DIR/bin/.lock; waiting"
-      flock 9
-    fi
-    total=$SECONDS
-    for t in "${tools[@]}"; do build_one "$t"; done
-    log "tools ready in $((SECONDS - total))s (cache: $CACHE_DIR/bin)"
-    ;;
-esac
+main() {
+  cmd="${1:-build}"
+  case "$cmd" in
+    path)
+      [ $# -eq 2 ] || { echo "usage: tools.sh path <tool>" >&2; exit 2; }
+      p=$(path_of "$2")
+      [ -x "$p" ] || "$0" build "$2" >&2
+      echo "$p"
+      ;;
+    list)
+      for t in "${ALL_TOOLS[@]}"; do
+        p=$(path_of "$t"); s=missing; [ -x "$p" ] && s=built
+        printf '%-24s %-8s %s\n' "$t" "$s" "$p"
+      done
+      ;;
+    build|*)
+      [ "$cmd" = build ] && shift || true
+      tools=("$@"); [ ${#tools[@]} -eq 0 ] && tools=("${ALL_TOOLS[@]}")
+      for t in "${tools[@]}"; do key_of "$t" >/dev/null; done
+      mkdir -p "$CACHE_DIR/bin"
+      total=$SECONDS
+      for t in "${tools[@]}"; do build_one "$t"; done
+      log "tools ready in $((SECONDS - total))s (cache: $CACHE_DIR/bin)"
+      ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs (or with --uninstall removes) third-party CRDs the operator works with, one set at a time,
+# so "CRD missing" behaviour can be tested:
+#   cluster-crds.sh [--uninstall] [keda|monitoring|k6|strimzi|redis|all]...
+#   keda        ScaledObject, TriggerAuthentication   (YAML from the KEDA Go module)
+#   monitoring  ServiceMonitor, PrometheusRule         (YAML from the prometheus-operator Go module)
+#   k6          TestRun                                (YAML from the k6-operator Go module)
+#   strimzi     Kafka, KafkaNodePool, KafkaTopic       (minimal fixture: environments/local/crds/strimzi.yaml)
+#   redis       Redis, RedisReplication, RedisSentinel, RedisCluster (environments/local/crds/redis-operator.yaml)
+# The cluster must be up (make cluster-up). Waits until installed CRDs are Established, and until
+# removed ones are gone.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+
+mode=install
+sets=()
+for a in "$@"; do
+  case "$a" in
+    --uninstall|--delete) mode=uninstall ;;
+    all) sets+=(keda monitoring k6 strimzi redis) ;;
+    keda|monitoring|k6|strimzi|redis) sets+=("$a") ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "unknown CRD set '$a' (known: keda monitoring k6 strimzi redis all)" ;;
+  esac
+done
+[ ${#sets[@]} -gt 0 ] || sets=(keda monitoring k6 strimzi redis)
+
+[ -f "$COMPONENT_KUBECONFIG" ] && running_pid kube-apiserver >/dev/null \
+  || die "the local cluster is not running: make cluster-up"
+KUBECTL=$(tool kubectl)
+
+# files <set>: the YAML files of one set (module files are read from the Go module cache).
+files() {
+  local d
+  case "$1" in
+    keda) d=$(module_dir "$KEDA_MODULE")/config/crd/bases
+      echo "$d/keda.sh_scaledobjects.yaml" "$d/keda.sh_triggerauthentications.yaml" ;;
+    monitoring) d=$(module_dir "$PROMETHEUS_OPERATOR_MODULE")/example/prometheus-operator-crd
+      echo "$d/monitoring.coreos.com_servicemonitors.yaml" "$d/monitoring.coreos.com_prometheusrules.yaml" ;;
+    k6) echo "$(module_dir "$K6_OPERATOR_MODULE")/config/crd/bases/k6.io_testruns.yaml" ;;
+    strimzi) echo "$ROOT/environments/local/crds/strimzi.yaml" ;;
+    redis) echo "$ROOT/environments/local/crds/redis-operator.yaml" ;;
+  esac
+}
+
+for s in "${sets[@]}"; do
+  read -r -a fs <<< "$(files "$s")"
+  args=()
+  for f in "${fs[@]}"; do [ -f "$f" ] || die "missing CRD file $f"; args+=(-f "$f"); done
+  names=$(kubectl_ create --dry-run=client -o name "${args[@]}" | tr '\n' ' ')
+  if [ "$mode" = install ]; then
+    # Server-side apply: some upstream CRDs exceed the client-side last-applied annotation limit.
+    kubectl_ apply --server-side --force-conflicts --field-manager vigil-local "${args[@]}" >/dev/null
+    # shellcheck disable=SC2086
+    kubectl_ wait --for condition=Established --timeout 60s $names >/dev/null
+    log "installed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
+  else
+    # shellcheck disable=SC2086
+    kubectl_ delete --ignore-not-found --wait --timeout 60s $names >/dev/null
+    log "removed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
+  fi
+done

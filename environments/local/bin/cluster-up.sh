@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Starts the local Kubernetes control plane (no containers): etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler and kwok simulating $NODE_COUNT nodes and their pods.
+# Idempotent: components already running are left alone; certificates and data are reused.
+# Writes .local/cluster/kubeconfig. See docs/local-environment.md.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+
+mkdir -p "$CLUSTER_DIR" "$PKI" "$LOGS" "$PIDS"
+# Serialise concurrent `up`s (make, several test JVMs) on the same state directory.
+exec 8>"$CLUSTER_DIR/.lock"
+if ! flock -n 8; then
+  log "another cluster-up holds $CLUSTER_DIR/.lock; waiting"
+  flock 8
+fi
+started_at=$SECONDS
+
+command -v openssl >/dev/null || die "openssl is missing: run environments/local/bin/ensure-deps.sh"
+command -v go >/dev/null || die "go is missing (needed to build the control plane): https://go.dev/dl/"
+
+log "building/locating tools (cached under ~/.cache/vigil/bin)"
+"$BIN/tools.sh" build etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok
+KUBECTL=$(tool kubectl)
+
+# ---------------------------------------------------------------- certificates and credentials
+if [ ! -f "$PKI/apiserver.crt" ]; then
+  log "generating CA, serving certificate and service-account key pair in $PKI"
+  (
+    cd "$PKI"
+    umask 077
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -sha256 \
+      -keyout ca.key -out ca.crt -subj "/CN=vigil-local-ca" 2>/dev/null
+    cat > apiserver.ext <<EOF
+basicConstraints=CA:FALSE
+keyUsage=digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:127.0.0.1,IP:$SERVICE_FIRST_IP
+EOF
+    openssl req -newkey rsa:2048 -nodes -sha256 -keyout apiserver.key -out apiserver.csr \
+      -subj "/CN=kube-apiserver" 2>/dev/null
+    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 \
+      -sha256 -extfile apiserver.ext -out apiserver.crt 2>/dev/null
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    openssl rand -hex 32 > admin.token
+    # token,user,uid,"group1,group2": the admin is in system:masters (cluster-admin).
+    echo "$(cat admin.token),vigil-admin,vigil-admin,\"system:masters\"" > tokens.csv
+    rm -f apiserver.csr apiserver.ext
+  )
+fi
+
+write_kubeconfig() {
+  local out="$1" ca
+  ca=$(base64 -w0 < "$PKI/ca.crt")
+  umask 077
+  cat > "$out.tmp" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: vigil-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $ca
+users:
+- name: vigil-admin
+  user:
+    token: $(admin_token)
+contexts:
+- name: vigil-local
+  context:
+    cluster: vigil-local
+    user: vigil-admin
+current-context: vigil-local
+EOF
+  mv -f "$out.tmp" "$out"
+}
+write_kubeconfig "$COMPONENT_KUBECONFIG"
+[ -f "$KUBECONFIG_OUT" ] || write_kubeconfig "$KUBECONFIG_OUT"
+
+# ---------------------------------------------------------------- processes
+# start <name> <port> <args...>: runs the cached binary in its own session, output to logs/<name>.log.
+start() {
+  local name="$1" port="$2" pid bin; shift 2
+  if pid=$(running_pid "$name"); then
+    log "$name already running (pid $pid)"
+    return 0
+  fi
+  if [ "$port" != - ] && port_busy "$port"; then
+    die "port $port (for $name) is used by another process; stop it or set VIGIL_*_PORT (see docs/local-environment.md)"
+  fi
+  bin=$(tool "$name")
+  echo "---- $(date -u +%FT%TZ) starting $name" >> "$LOGS/$name.log"
+  # 8>&-: the daemon must not inherit (and so keep holding) the lock of this script.
+  setsid "$bin" "$@" >> "$LOGS/$name.log" 2>&1 < /dev/null 8>&- &
+  pid=$!
+  echo "$pid" > "$PIDS/$name.pid"
+  # Until the forked shell has exec'ed the binary, the pid does not look like $name yet.
+  for _ in $(seq 1 50); do
+    running_pid "$name" >/dev/null || [ ! -d "/proc/$pid" ] && break
+    sleep 0.1
+  done
+  log "$name started (pid $pid, log $LOGS/$name.log)"
+}
+
+# Fails the wait early, with the log tail, when the process died instead of becoming ready.
+alive_and() {
+  local name="$1"; shift
+  if ! running_pid "$name" >/dev/null; then
+    echo "ERROR [cluster]: $name exited; last lines of $LOGS/$name.log:" >&2
+    tail -n 20 "$LOGS/$name.log" >&2
+    exit 1
+  fi
+  "$@"
+}
+
+CA="$PKI/ca.crt"
+healthy() { curl -sf --max-time 2 "$@" >/dev/null; }
+
+start etcd "$ETCD_PORT" \
+  --name vigil-local \
+  --data-dir "$CLUSTER_DIR/etcd" \
+  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster "vigil-local=http://127.0.0.1:$ETCD_PEER_PORT" \
+  --quota-backend-bytes 2147483648 \
+  --unsafe-no-fsync
+wait_for etcd 60 alive_and etcd healthy "http://127.0.0.1:$ETCD_PORT/health"
+
+start kube-apiserver "$APISERVER_PORT" \
+  --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+  --bind-address 127.0.0.1 \
+  --advertise-address 127.0.0.1 \
+  --secure-port "$APISERVER_PORT" \
+  --tls-cert-file "$PKI/apiserver.crt" \
+  --tls-private-key-file "$PKI/apiserver.key" \
+  --client-ca-file "$CA" \
+  --token-auth-file "$PKI/tokens.csv" \
+  --authorization-mode RBAC \
+  --enable-admission-plugins NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$PKI/sa.pub" \
+  --service-account-signing-key-file "$PKI/sa.key" \
+  --service-cluster-ip-range "$SERVICE_CIDR" \
+  --endpoint-reconciler-type none \
+  --allow-privileged=true \
+  --profiling=false
+wait_for kube-apiserver 180 alive_and kube-apiserver \
+  healthy --cacert "$CA" -H "Authorization: Bearer $(admin_token)" "https://127.0.0.1:$APISERVER_PORT/readyz"
+
+# Controllers: the upstream default set ("*"), which includes the garbage collector, deployment and
+# replicaset, node-lifecycle (removes the not-ready taint once kwok reports a node Ready), namespace
+# and service-account(-token) controllers.
+start kube-controller-manager "$KCM_PORT" \
+  --kubeconfig "$COMPONENT_KUBECONFIG" \
+  --authentication-kubeconfig "$COMPONENT_KUBECONFIG" \
+  --authorization-kubeconfig "$COMPONENT_KUBECONFIG" \
+  --bind-address 127.0.0.1 \
+  --secure-port "$KCM_PORT" \
+  --leader-elect=false \
+  --controllers '*' \
+  --service-account-private-key-file "$PKI/sa.key" \
+  --root-ca-file "$CA" \
+  --cluster-signing-cert-file "$CA" \
+  --cluster-signing-key-file "$PKI/ca.key" \
+  --service-cluster-ip-range "$SERVICE_CIDR" \
+  --profiling=false
+start kube-scheduler "$SCHEDULER_PORT" \
+  --kubeconfig "$COMPONENT_KUBECONFIG" \
+  --authentication-kubeconfig "$COMPONENT_KUBECONFIG" \
+  --authorization-kubeconfig "$COMPONENT_KUBECONFIG" \
+  --bind-address 127.0.0.1 \
+  --secure-port "$SCHEDULER_PORT" \
+  --leader-elect=false \
+  --profiling=false
+wait_for kube-controller-manager 120 alive_and kube-controller-manager healthy -k "https://127.0.0.1:$KCM_PORT/healthz"
+wait_for kube-scheduler 120 alive_and kube-scheduler healthy -k "https://127.0.0.1:$SCHEDULER_PORT/healthz"
+
+# kwok: the Stage objects of its "fast" profile make nodes Ready and pods Running/Ready immediately,
+# and finish deleted pods (there is no kubelet to do it).
+STAGES="$CLUSTER_DIR/kwok-stages-$KWOK_VERSION.yaml"
+if [ ! -s "$STAGES" ]; then
+  kwok_dir=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
+  {
+    for f in "$kwok_dir"/kustomize/stage/node/fast/node-initialize.yaml "$kwok_dir"/kustomize/stage/pod/fast/pod-*.yaml; do
+      echo "---"; cat "$f"
+    done
+  } > "$STAGES.tmp"
+  mv -f "$STAGES.tmp" "$STAGES"
+fi
+start kwok - \
+  --kubeconfig "$COMPONENT_KUBECONFIG" \
+  --config "$STAGES" \
+  --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
+
+nodes_yaml() {
+  for i in $(seq 0 $((NODE_COUNT - 1))); do
+    cat <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-$i
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    kubernetes.io/arch: amd64
+    kubernetes.io/hostname: kwok-node-$i
+    kubernetes.io/os: linux
+    node-role.kubernetes.io/agent: ""
+    type: kwok
+EOF
+  done
+}
+nodes_yaml | kubectl_ apply -f - >/dev/null
+log "applied $NODE_COUNT fake nodes (kwok-node-0..$((NODE_COUNT - 1)))"
+
+nodes_ready() {
+  running_pid kwok >/dev/null || { echo "ERROR [cluster]: kwok exited:" >&2; tail -n 20 "$LOGS/kwok.log" >&2; exit 1; }
+  local out
+  # One line per node: "<Ready status> <taint keys>"; ready means every node "True" with no taint.
+  out=$(kubectl_ get nodes -l type=kwok 2>/dev/null \
+    -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {.spec.taints[*].key}{"\n"}{end}')
+  [ "$(echo "$out" | grep -c '^True $')" -ge "$NODE_COUNT" ]
+}
+wait_for "$NODE_COUNT Ready, untainted nodes" 120 nodes_ready
+default_sa() { kubectl_ get serviceaccount default -n default >/dev/null 2>&1; }
+wait_for "default service account" 60 default_sa
+
+log "cluster up in $((SECONDS - started_at))s: https://127.0.0.1:$APISERVER_PORT"
+echo "  export KUBECONFIG=$KUBECONFIG_OUT"

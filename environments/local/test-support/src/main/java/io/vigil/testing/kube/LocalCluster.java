@@ -1,0 +1,214 @@
+package io.vigil.testing.kube;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The local Kubernetes cluster of this repository ({@code make cluster-up}), seen from Java tests.
+ * Every method starts the cluster first if this JVM has not done so yet (idempotent: a running
+ * cluster is reused). Most tests only need {@link LocalKubernetes}; this class is for what the
+ * annotation does not cover:
+ *
+ * <ul>
+ *   <li>{@link #kubeconfig()}: the admin kubeconfig ({@code .local/cluster/kubeconfig}), e.g. for an
+ *       operator started by the test.</li>
+ *   <li>{@link #newClient()}: a fabric8 client for the cluster (the caller closes it).</li>
+ *   <li>{@link #installCrds(String...)} / {@link #uninstallCrds(String...)}: third-party CRD sets
+ *       {@value #CRD_SETS_DOC}.</li>
+ *   <li>{@link #helm()}: the Helm binary (built on first use), to be run with
+ *       {@code --kubeconfig }{@link #kubeconfig()}.</li>
+ * </ul>
+ *
+ * The repository root is found by walking up from the working directory (override with the system
+ * property {@code vigil.repo.root}). Script output (tool builds, startup progress) is echoed to
+ * {@code System.out} with a {@code [local-kubernetes]} prefix.
+ */
+public final class LocalCluster {
+
+    static final String CRD_SETS_DOC = "keda, monitoring, k6, strimzi, redis (or all)";
+    private static final Set<String> CRD_SETS = Set.of("keda", "monitoring", "k6", "strimzi", "redis", "all");
+    // A cold start builds kube-apiserver & co. from source: ~10 minutes on 2 cores; leave ample room.
+    private static final long UP_TIMEOUT_MINUTES = 40;
+    private static final long SCRIPT_TIMEOUT_MINUTES = 10;
+
+    private static boolean started;
+
+    private LocalCluster() {
+    }
+
+    /** Starts the cluster unless this JVM already did (runs {@code cluster-up.sh}, idempotent). */
+    public static synchronized void ensureRunning() {
+        if (started) {
+            return;
+        }
+        run(UP_TIMEOUT_MINUTES, script("cluster-up.sh").toString());
+        started = true;
+    }
+
+    /** The admin kubeconfig of the running cluster ({@code .local/cluster/kubeconfig}). */
+    public static Path kubeconfig() {
+        ensureRunning();
+        return clusterDir().resolve("kubeconfig");
+    }
+
+    /** fabric8 configuration for the cluster (admin token, the cluster's own CA). */
+    public static Config config() {
+        try {
+            return Config.fromKubeconfig(Files.readString(kubeconfig()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A new fabric8 client (cluster-admin) for the cluster; the caller closes it. */
+    public static KubernetesClient newClient() {
+        return new KubernetesClientBuilder().withConfig(config()).build();
+    }
+
+    /**
+     * Installs CRD sets and waits until they are Established. Sets: {@value #CRD_SETS_DOC}.
+     * Installing a set that is already there is a no-op.
+     *
+     * @throws IllegalArgumentException for an unknown set name
+     */
+    public static void installCrds(String... sets) {
+        crds(false, sets);
+    }
+
+    /**
+     * Removes CRD sets (and so every object of their kinds) and waits until they are gone, to test
+     * "CRD missing" behaviour. The cluster is shared by every test of the build: put back what you
+     * removed ({@link #installCrds(String...)}) when the test ends.
+     *
+     * @throws IllegalArgumentException for an unknown set name
+     */
+    public static void uninstallCrds(String... sets) {
+        crds(true, sets);
+    }
+
+    /** The Helm 3 binary (built into {@code ~/.cache/vigil/bin} on first use). */
+    public static Path helm() {
+        return tool("helm");
+    }
+
+    /** The kubectl binary of the same Kubernetes version as the cluster. */
+    public static Path kubectl() {
+        return tool("kubectl");
+    }
+
+    private static void crds(boolean uninstall, String... sets) {
+        if (sets.length == 0) {
+            throw new IllegalArgumentException("name at least one CRD set: " + CRD_SETS_DOC);
+        }
+        List<String> command = new ArrayList<>(List.of(script("cluster-crds.sh").toString()));
+        if (uninstall) {
+            command.add("--uninstall");
+        }
+        for (String set : sets) {
+            if (!CRD_SETS.contains(set)) {
+                throw new IllegalArgumentException("unknown CRD set '" + set + "' (known: " + CRD_SETS_DOC + ")");
+            }
+            command.add(set);
+        }
+        ensureRunning();
+        run(SCRIPT_TIMEOUT_MINUTES, command.toArray(String[]::new));
+    }
+
+    private static Path tool(String name) {
+        List<String> out = run(UP_TIMEOUT_MINUTES, script("tools.sh").toString(), "path", name);
+        Path path = Path.of(out.getLast().trim());
+        if (!Files.isExecutable(path)) {
+            throw new IllegalStateException("tools.sh did not produce an executable " + name + ": " + path);
+        }
+        return path;
+    }
+
+    static Path repositoryRoot() {
+        String configured = System.getProperty("vigil.repo.root");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured).toAbsolutePath();
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("environments/local/bin/cluster-up.sh"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("cannot find the repository root (environments/local/bin/cluster-up.sh) above "
+                + Path.of("").toAbsolutePath() + "; set -Dvigil.repo.root");
+    }
+
+    static Path clusterDir() {
+        String configured = System.getenv("VIGIL_CLUSTER_DIR");
+        return configured != null && !configured.isBlank()
+                ? Path.of(configured)
+                : repositoryRoot().resolve(".local/cluster");
+    }
+
+    private static Path script(String name) {
+        return repositoryRoot().resolve("environments/local/bin").resolve(name);
+    }
+
+    /**
+     * Runs a script, echoing its stdout+stderr line by line (through System.out, so Surefire shows it
+     * in order with the test output), and returns its stdout+stderr lines.
+     */
+    private static List<String> run(long timeoutMinutes, String... command) {
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(repositoryRoot().toFile())
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        List<String> lines = new ArrayList<>();
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command[0], e);
+        }
+        // Read on a separate thread so the timeout below holds even if the script stops printing.
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    synchronized (lines) {
+                        lines.add(line);
+                    }
+                    System.out.println("[local-kubernetes] " + line);
+                }
+            } catch (IOException ignored) {
+                // the process was destroyed; its exit status reports the failure
+            }
+        });
+        try {
+            if (!process.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " did not finish in " + timeoutMinutes + " minutes");
+            }
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + command[0], e);
+        }
+        synchronized (lines) {
+            if (process.exitValue() != 0) {
+                List<String> tail = lines.subList(Math.max(0, lines.size() - 20), lines.size());
+                throw new IllegalStateException(String.join(" ", command) + " failed (exit " + process.exitValue()
+                        + "); last output:\n" + String.join("\n", tail));
+            }
+            return List.copyOf(lines);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.vigil.testing.kube;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs a test class against the local Kubernetes control plane (real kube-apiserver + etcd +
+ * controllers, kwok-simulated nodes and pods; see docs/local-environment.md).
+ *
+ * <pre>{@code
+ * @LocalKubernetes(crds = {"keda", "monitoring"})
+ * class FraudEngineReconcilerTest {
+ *     @Test
+ *     void createsTheEngineDeployment(KubernetesClient client, TestNamespace namespace) {
+ *         client.apps().deployments().inNamespace(namespace.name()) ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <ul>
+ *   <li>The cluster is started once per build if it is not running ({@code cluster-up.sh}, which
+ *       builds the tools on a fresh machine: minutes, with progress printed) and left running for
+ *       the next test class or module; {@code make cluster-down} stops it.</li>
+ *   <li>Test constructors and methods may declare a {@link io.fabric8.kubernetes.client.KubernetesClient}
+ *       (cluster-admin) and a {@link TestNamespace}: one client and one fresh namespace per test
+ *       class, closed and deleted after the class.</li>
+ *   <li>{@link #crds()} installs third-party CRD sets before the class; remove them with
+ *       {@link LocalCluster#uninstallCrds(String...)} to test "CRD missing" behaviour.</li>
+ *   <li>Classes are tagged {@value #TAG}: {@code ./mvnw verify -DexcludedGroups=local-kubernetes}
+ *       skips them (e.g. while iterating on something else on a machine without built tools).</li>
+ * </ul>
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(LocalKubernetesExtension.class)
+@Tag(LocalKubernetes.TAG)
+public @interface LocalKubernetes {
+
+    /** JUnit tag of every {@code @LocalKubernetes} class. */
+    String TAG = "local-kubernetes";
+
+    /**
+     * CRD sets to install before the test class runs (already installed ones are left as they are):
+     * {@code keda}, {@code monitoring}, {@code k6}, {@code strimzi}, {@code redis} or {@code all}.
+     */
+    String[] crds() default {};
+}

@@ -73,3 +73,8 @@ cluster-reset: ## Stop the local cluster and wipe its state (etcd data, certific
 CRDS ?= all
 cluster-crds: ## Install third-party CRDs into the local cluster (CRDS="keda monitoring k6 strimzi redis")
 	@$(LOCAL)/cluster-crds.sh $(CRDS)
+
+# ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----
+.PHONY: watch-decisions
+watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)
+	@bash -c '. $(LOCAL)/kafka-lib.sh && watch_decisions $(ARGS)'

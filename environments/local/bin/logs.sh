@@ -5,11 +5,19 @@ set -euo pipefail
 BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$BIN/engine-lib.sh"
 [ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
+[ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
+[ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
 LINES="${LINES_PER_LOG:-40}"
 
 engine_status
 if declare -F redis_status >/dev/null; then
   redis_status
+fi
+if declare -F kafka_status >/dev/null; then
+  kafka_status
+fi
+if declare -F relay_status >/dev/null; then
+  relay_status
 fi
 shopt -s nullglob
 logs=("$VIGIL_ROOT"/.local/run/*.log "$VIGIL_ROOT"/.local/logs/*.log)

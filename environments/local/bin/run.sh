@@ -9,6 +9,8 @@ set -euo pipefail
 BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$BIN/engine-lib.sh"
 [ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
+[ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
+[ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
 
 pretty() {
   if command -v python3 >/dev/null 2>&1; then python3 -m json.tool 2>/dev/null || cat; else cat; fi
@@ -59,9 +61,18 @@ main() {
   if declare -F start_redis >/dev/null; then
     start_redis
   fi
+  if declare -F start_kafka >/dev/null; then
+    start_kafka
+  fi
+  if declare -F start_relay >/dev/null; then
+    start_relay
+  fi
   start_engine
   demo
   urls
+  if declare -F durability_info >/dev/null; then
+    durability_info
+  fi
 }
 
 main "$@"

@@ -1,0 +1,127 @@
+# Local Kafka of `make run` (sourced by run.sh / stop.sh / logs.sh, not run): one KRaft node (broker and
+# controller) from the Apache Kafka jars that environments/local/kafka resolves, no containers.
+#   start_kafka    start it (idempotent; formats the log dir once), create the decisions topic
+#   stop_kafka     stop exactly the broker start_kafka started (SIGTERM: controlled shutdown)
+#   kafka_status   one line
+# Ports: broker 19092, controller 19093. Data .local/run/kafka, log .local/run/kafka.log.
+# Tests never use this broker: they start their own on free ports (io.vigil.testing.kafka).
+
+VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+KAFKA_PORT="${VIGIL_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${VIGIL_KAFKA_CONTROLLER_PORT:-19093}"
+KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
+KAFKA_DIR="$VIGIL_ROOT/.local/run/kafka"
+KAFKA_PIDFILE="$VIGIL_ROOT/.local/run/kafka.pid"
+KAFKA_LOG="$VIGIL_ROOT/.local/run/kafka.log"
+KAFKA_CLASSPATH_FILE="$VIGIL_ROOT/environments/local/kafka/target/classes/io/vigil/local/kafka/broker.classpath"
+KAFKA_TOOL="$VIGIL_ROOT/environments/local/kafka/tools/KafkaLocal.java"
+DECISIONS_TOPIC="${VIGIL_DECISIONS_TOPIC:-fraud.card.decisions.v1}"
+DECISIONS_PARTITIONS="${VIGIL_DECISIONS_PARTITIONS:-6}"
+
+kafka_java() {
+  echo "${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
+}
+
+kafka_classpath() {
+  [ -f "$KAFKA_CLASSPATH_FILE" ] || { echo "ERROR: $KAFKA_CLASSPATH_FILE is missing: run 'make build'" >&2; return 1; }
+  cat "$KAFKA_CLASSPATH_FILE"
+}
+
+kafka_pid() {
+  local pid
+  [ -f "$KAFKA_PIDFILE" ] || return 1
+  pid=$(cat "$KAFKA_PIDFILE")
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'kafka.Kafka' || return 1
+  echo "$pid"
+}
+
+kafka_port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$KAFKA_PORT") 2>/dev/null
+}
+
+start_kafka() {
+  local java cp pid i
+  java=$(kafka_java)
+  cp=$(kafka_classpath) || return 1
+  mkdir -p "$KAFKA_DIR"
+  if pid=$(kafka_pid); then
+    echo "==> kafka already running (pid $pid, $KAFKA_BOOTSTRAP)"
+  else
+    if kafka_port_open; then
+      echo "ERROR: something not started by 'make run' listens on $KAFKA_BOOTSTRAP; stop it or set VIGIL_KAFKA_PORT" >&2
+      return 1
+    fi
+    cat > "$KAFKA_DIR/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$KAFKA_DIR/data
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+PROPS
+    if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
+      local uuid
+      uuid=$("$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+      "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$KAFKA_DIR/server.properties" >> "$KAFKA_LOG" 2>&1
+    fi
+    echo "==> starting kafka (KRaft) on $KAFKA_BOOTSTRAP (data $KAFKA_DIR, log $KAFKA_LOG)"
+    echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts kafka -----" >> "$KAFKA_LOG"
+    setsid nohup "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
+      >> "$KAFKA_LOG" 2>&1 < /dev/null &
+    echo $! > "$KAFKA_PIDFILE"
+    for i in $(seq 1 120); do
+      kafka_port_open && break
+      if ! kill -0 "$(cat "$KAFKA_PIDFILE")" 2>/dev/null; then
+        echo "ERROR: kafka exited while starting; last lines of $KAFKA_LOG:" >&2
+        tail -n 30 "$KAFKA_LOG" >&2
+        return 1
+      fi
+      sleep 0.5
+    done
+  fi
+  # creating the topic also waits until the broker serves (the Admin client retries)
+  "$java" -cp "$cp" "$KAFKA_TOOL" create-topic "$KAFKA_BOOTSTRAP" "$DECISIONS_TOPIC" "$DECISIONS_PARTITIONS" 2>>"$KAFKA_LOG"
+}
+
+stop_kafka() {
+  local pid i
+  if ! pid=$(kafka_pid); then
+    rm -f "$KAFKA_PIDFILE"
+    return 0
+  fi
+  echo "==> stopping kafka (pid $pid)"
+  kill "$pid" 2>/dev/null || true
+  for i in $(seq 1 60); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "    kafka did not stop in 30 s; SIGKILL"
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$KAFKA_PIDFILE"
+}
+
+kafka_status() {
+  local pid
+  if pid=$(kafka_pid); then echo "kafka    running (pid $pid) $KAFKA_BOOTSTRAP"; else echo "kafka    stopped"; fi
+}
+
+# Prints decision events as they arrive (make watch-decisions).
+watch_decisions() {
+  local cp
+  cp=$(kafka_classpath) || return 1
+  exec "$(kafka_java)" -cp "$cp" "$KAFKA_TOOL" watch "$KAFKA_BOOTSTRAP" "$DECISIONS_TOPIC" "$@"
+}

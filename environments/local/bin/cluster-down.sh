@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
 
 stop() {
-  local name="$1" pid i
+  local name="$1" pid i t0=$SECONDS
   if ! pid=$(running_pid "$name"); then
     rm -f "$PIDS/$name.pid"
     return 0
@@ -20,7 +20,7 @@ stop() {
     kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$PIDS/$name.pid"
-  log "$name stopped (pid $pid)"
+  log "$name stopped (pid $pid, $((SECONDS - t0))s)"
 }
 
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do

@@ -1,4 +1,5 @@
 # Shared settings and helpers of the cluster-*.sh scripts (sourced, not run).
+# shellcheck shell=bash disable=SC2034  # variables are used by the scripts that source this file
 # Everything the local control plane writes lives under $CLUSTER_DIR (git-ignored .local/cluster).
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"

@@ -5,7 +5,10 @@
 #   environments/local/bin/bench.sh                 # every benchmark, short settings
 #   environments/local/bin/bench.sh evaluateNoVelocity -i 10   # a subset / other JMH options
 #
-# Settings (override with env): BENCH_FORKS=1 BENCH_WARMUP=3 BENCH_ITERATIONS=5 BENCH_TIME=2s.
+# Settings (override with env): BENCH_FORKS=1 BENCH_WARMUP=3 BENCH_ITERATIONS=5 BENCH_TIME=1s
+# BENCH_MIX=256,4096 (transactions cycled through: 256 stay in cache, 4096 do not).
+# BENCH_CPU_TIME=1 also measures operations per CPU-second of the benchmark thread (io.vigil.bench.CpuTimeRunner),
+# which is what to quote on a shared, busy machine where wall-clock throughput measures the scheduler.
 # One benchmark thread: the numbers are per core. -prof gc reports bytes allocated per operation.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -31,13 +34,22 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RESULT="$OUT/rules-$STAMP.json"
 echo "==> transaction mix used by the benchmarks"
 "$JAVA_HOME/bin/java" -cp "$JAR" io.vigil.bench.MixReport engine/rulesets/CARD_AUTH/v2/ruleset.yaml
-echo "==> running JMH (forks ${BENCH_FORKS:-1}, warmup ${BENCH_WARMUP:-3} x ${BENCH_TIME:-2s}," \
-     "measurement ${BENCH_ITERATIONS:-5} x ${BENCH_TIME:-2s}, 1 thread, -prof gc); results: $RESULT"
+echo "==> machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg), $("$JAVA_HOME/bin/java" -version 2>&1 | head -1)"
+echo "==> running JMH (forks ${BENCH_FORKS:-1}, warmup ${BENCH_WARMUP:-3} x ${BENCH_TIME:-1s}," \
+     "measurement ${BENCH_ITERATIONS:-5} x ${BENCH_TIME:-1s}, mix ${BENCH_MIX:-256,4096}, 1 thread, -prof gc); results: $RESULT"
 "$JAVA_HOME/bin/java" -jar "$JAR" \
-  -f "${BENCH_FORKS:-1}" -wi "${BENCH_WARMUP:-3}" -w "${BENCH_TIME:-2s}" \
-  -i "${BENCH_ITERATIONS:-5}" -r "${BENCH_TIME:-2s}" -t 1 \
+  -f "${BENCH_FORKS:-1}" -wi "${BENCH_WARMUP:-3}" -w "${BENCH_TIME:-1s}" \
+  -i "${BENCH_ITERATIONS:-5}" -r "${BENCH_TIME:-1s}" -t 1 -p mix="${BENCH_MIX:-256,4096}" \
   -prof gc -rf json -rff "$RESULT" \
   -jvmArgsAppend "-Dvigil.rulesets=$ROOT/engine/rulesets" \
   "${@:-io.vigil.bench}"
 ln -sf "$(basename "$RESULT")" "$OUT/rules-latest.json"
+if [ "${BENCH_CPU_TIME:-0}" = 1 ]; then
+  for mix in $(echo "${BENCH_MIX:-256,4096}" | tr ',' ' '); do
+    echo "==> operations per CPU-second of the benchmark thread, mix $mix"
+    "$JAVA_HOME/bin/java" -Dvigil.mix="$mix" -Dvigil.rulesets="$ROOT/engine/rulesets" -cp "$JAR" \
+      io.vigil.bench.CpuTimeRunner 1 5 | tee -a "$OUT/rules-$STAMP-cputime.txt"
+  done
+fi
 echo "==> results: $RESULT (also .local/bench/rules-latest.json); see docs/benchmarks.md for how to read them"

@@ -11,10 +11,11 @@ import java.util.function.IntSupplier;
  * measures how often the scheduler ran the thread; CPU time gives the per-core cost of an operation.
  * JMH remains the reference (warm-up, dead-code protection, -prof gc for allocation).
  *
- * <p>{@code java -cp benchmarks.jar io.vigil.bench.CpuTimeRunner [cpuSecondsPerRound] [rounds]}
+ * <p>{@code java [-Dvigil.mix=4096] -cp benchmarks.jar io.vigil.bench.CpuTimeRunner [cpuSecondsPerRound] [rounds] [name filter]}
  */
 public final class CpuTimeRunner {
     private static volatile int sink;
+    private static String filter = "";
 
     private CpuTimeRunner() {
     }
@@ -22,8 +23,10 @@ public final class CpuTimeRunner {
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        filter = args.length > 2 ? args[2] : "";
         RulesBenchmark b = new RulesBenchmark();
         b.ruleset = "CARD_AUTH/v2/ruleset.yaml";
+        b.mix = Integer.getInteger("vigil.mix", 4096);
         b.setup();
         run("evaluateNoVelocity", () -> b.evaluateNoVelocity().decision().ordinal(), seconds, rounds);
         run("evaluateWithVelocity", () -> b.evaluateWithVelocity().decision().ordinal(), seconds, rounds);
@@ -44,6 +47,9 @@ public final class CpuTimeRunner {
     }
 
     private static void run(String name, IntSupplier op, double seconds, int rounds) {
+        if (!name.contains(filter)) {
+            return;
+        }
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long budget = (long) (seconds * 1e9);
         // Warm-up: as many rounds as measured, so the JIT has compiled the hot path.

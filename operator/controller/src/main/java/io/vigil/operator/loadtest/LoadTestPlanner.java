@@ -143,14 +143,14 @@ public final class LoadTestPlanner {
         runner.put("metadata", Map.of("labels", labels));
         runner.put("env", env(flt, target, scenario));
         runner.put("resources", resources(spec));
-        runner.put("securityContext", Map.of("runAsNonRoot", true, "runAsUser", K6_UID,
+        runner.put("securityContext", ordered("runAsNonRoot", true, "runAsUser", K6_UID,
                 "seccompProfile", Map.of("type", "RuntimeDefault")));
-        runner.put("containerSecurityContext", Map.of("allowPrivilegeEscalation", false,
+        runner.put("containerSecurityContext", ordered("allowPrivilegeEscalation", false,
                 "capabilities", Map.of("drop", List.of("ALL"))));
 
         Map<String, Object> specMap = new LinkedHashMap<>();
         specMap.put("parallelism", spec.parallelism == null ? 1 : spec.parallelism);
-        specMap.put("script", Map.of("configMap", Map.of("name", scriptsName(flt), "file", scenario.script)));
+        specMap.put("script", Map.of("configMap", ordered("name", scriptsName(flt), "file", scenario.script)));
         // No cleanup: the verdict is read from the runner Jobs, which cleanup would delete.
         specMap.put("arguments", "--tag testid=" + name);
         specMap.put("runner", runner);
@@ -212,6 +212,15 @@ public final class LoadTestPlanner {
             list.add(e);
         });
         return list;
+    }
+
+    /** A map in the order given (Map.of's order changes between JVM runs: golden files must not). */
+    private static Map<String, Object> ordered(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
     }
 
     static ResourceRequirements resources(FraudLoadTestSpec spec) {

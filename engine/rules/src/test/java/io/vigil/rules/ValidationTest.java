@@ -240,6 +240,14 @@ class ValidationTest {
     }
 
     @Test
+    void numbersBeyondDoubleRangeAreRejected() {
+        assertThat(nativeErrors("\"condition\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":1e999999999},\"action\":\"DECLINE\""))
+                .containsExactly("rules[1].condition.value: number out of range");
+        assertThat(nativeErrors("\"condition\":{\"field\":\"amount\",\"op\":\"in\",\"values\":[1,-2e400]},\"action\":\"DECLINE\""))
+                .containsExactly("rules[1].condition.values[1]: number out of range");
+    }
+
+    @Test
     void disabledRulesAreValidatedToo() {
         assertThat(nativeErrors("\"enabled\":false,\"condition\":{\"field\":\"amount\",\"op\":\"neq\",\"value\":1},"
                 + "\"action\":\"DECLINE\"")).containsExactly("rules[1].condition.op: unknown operator \"neq\" (did you mean \"ne\"?)");

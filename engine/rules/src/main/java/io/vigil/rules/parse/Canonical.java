@@ -59,8 +59,8 @@ final class Canonical {
             }
             g.writeEndArray();
         } else if (n.isNumber()) {
-            // One spelling per value: 100, 100.0 and 1E+2 are the same number.
-            g.writeNumber(n.decimalValue().stripTrailingZeros().toPlainString());
+            // One spelling per value: 100, 100.0 and 1E+2 are the same number (never expanded: 1e999999 stays short).
+            g.writeNumber(n.decimalValue().stripTrailingZeros().toString());
         } else if (n.isTextual()) {
             g.writeString(n.textValue());
         } else if (n.isBoolean()) {

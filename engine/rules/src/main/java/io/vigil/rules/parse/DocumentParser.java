@@ -116,6 +116,10 @@ final class DocumentParser {
             return null;
         }
         legacy = isLegacy(root);
+        finiteNumbers(root, "");
+        if (!errors.isEmpty()) {
+            return null;
+        }
         if (!legacy) {
             unknownKeys(root, NATIVE_TOP, "");
         } else {
@@ -181,6 +185,24 @@ final class DocumentParser {
             return null;
         }
         return new RulesetDocument(legacy, key, version, mode, country, defaultAction, policy, lists, rules);
+    }
+
+    /** Every number must be a finite double: 1e999 would compare as infinity. Checked once, up front. */
+    private void finiteNumbers(JsonNode n, String path) {
+        if (n.isNumber()) {
+            if (!Double.isFinite(n.decimalValue().doubleValue())) {
+                error(path.isEmpty() ? "$" : path, "number out of range");
+            }
+        } else if (n.isObject()) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                finiteNumbers(e.getValue(), path.isEmpty() ? e.getKey() : path + "." + e.getKey());
+            }
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) {
+                finiteNumbers(n.get(i), path + "[" + i + "]");
+            }
+        }
     }
 
     private Map<String, List<String>> lists(JsonNode n) {

@@ -120,6 +120,8 @@ public class RulesetWatcher {
     }
 
     private void reconcile(String key) {
+        // New content: earlier rejections are history; whatever this pass rejects is recorded again.
+        registry.clearFailure(key);
         String marker = directory.activeMarker(key);
         if (!Objects.equals(marker, markers.get(key))) {
             if (pins.remove(key) != null) {
@@ -168,7 +170,6 @@ public class RulesetWatcher {
 
     private void activate(KeyRulesets next) {
         KeyRulesets current = registry.current().key(next.key());
-        registry.clearFailure(next.key());
         if (next.sameContentAs(current)) {
             return;
         }

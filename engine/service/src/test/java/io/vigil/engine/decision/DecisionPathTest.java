@@ -80,6 +80,14 @@ class DecisionPathTest {
         return r;
     }
 
+    /** Bounded wait for something that happens right after the answer (the sink runs after the reply). */
+    static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 500 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
+    }
+
     void load(FakeRuleset ruleset) {
         registry.activate(new KeyRulesets("CARD_AUTH", 1,
                 new LoadedRuleset("CARD_AUTH", null, ruleset, Instant.now(), "test"), Map.of()));
@@ -91,6 +99,8 @@ class DecisionPathTest {
         assertThat(r.decision()).isEqualTo(Outcome.REVIEW); // this path's configured default
         assertThat(r.mode()).isEqualTo(EngineMode.FAIL_OPEN);
         assertThat(r.errorCode()).isEqualTo(EngineErrorCode.RULESET_NOT_LOADED);
+        // the sink is offered the record after the answer went out
+        awaitTrue(() -> sunk.size() == 1);
         assertThat(sunk).containsExactly(r);
         assertThat(meters.counter("vigil.engine.fail.open", "endpoint", "auth", "code", "RULESET_NOT_LOADED").count()).isEqualTo(1);
     }
@@ -161,7 +171,7 @@ class DecisionPathTest {
             throw new IllegalStateException("queue full");
         }), "t7");
         assertThat(r.mode()).isEqualTo(EngineMode.NORMAL);
-        assertThat(meters.counter("vigil.decision.sink.errors").count()).isEqualTo(1);
+        awaitTrue(() -> meters.counter("vigil.decision.sink.errors").count() == 1);
     }
 
     @Test

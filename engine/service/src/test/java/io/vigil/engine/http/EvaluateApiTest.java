@@ -134,7 +134,7 @@ class EvaluateApiTest {
     }
 
     @Test
-    void monitoringEchoesTheCallersDecisionWithEveryMatchedRule() {
+    void monitoringEchoesTheCallersDecisionWithEveryMatchedRule() throws InterruptedException {
         JsonPath m = given().contentType(ContentType.JSON)
                 .body("{\"transaction_id\":\"t-mon\",\"card_hash\":\"c-7\",\"amount\":2000,\"card_present\":false,\"decision\":\"APPROVE\"}")
                 .when().post("/v1/evaluate/monitoring").then().statusCode(200).extract().jsonPath();
@@ -143,7 +143,7 @@ class EvaluateApiTest {
         assertThat(m.getString("engine_mode")).isEqualTo("NORMAL");
         assertThat(m.getList("matched_rules.rule_id")).containsExactlyInAnyOrder("mon-high-amount", "mon-card-not-present");
         assertThat(m.getString("decision_id")).isNotBlank();
-        DecisionRecord r = CapturingDecisionSink.of("t-mon");
+        DecisionRecord r = CapturingDecisionSink.await("t-mon");
         assertThat(r.type()).isEqualTo(EvaluationType.MONITORING);
         assertThat(r.decision()).isEqualTo(Outcome.APPROVE);
     }
@@ -159,9 +159,9 @@ class EvaluateApiTest {
     }
 
     @Test
-    void everyAnswerGoesToTheSinkAfterwards() {
+    void everyAnswerGoesToTheSinkAfterwards() throws InterruptedException {
         auth("{\"transaction_id\":\"t-sink\",\"card_hash\":\"c-8\",\"amount\":1500,\"card_present\":false}");
-        DecisionRecord r = CapturingDecisionSink.of("t-sink");
+        DecisionRecord r = CapturingDecisionSink.await("t-sink");
         assertThat(r).isNotNull();
         assertThat(r.type()).isEqualTo(EvaluationType.AUTH);
         assertThat(r.decision()).isEqualTo(Outcome.DECLINE);

@@ -26,6 +26,21 @@ public class CapturingDecisionSink implements DecisionSink {
         RECORDS.add(record);
     }
 
+    /**
+     * The record of a transaction id, waiting (bounded) for it: the sink is offered the record right
+     * after the answer is written, so a test that just read the answer may be a moment early.
+     */
+    public static DecisionRecord await(String transactionId) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            DecisionRecord r = of(transactionId);
+            if (r != null) {
+                return r;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no decision record offered for " + transactionId);
+    }
+
     /** The record of a transaction id, or null. */
     public static DecisionRecord of(String transactionId) {
         for (DecisionRecord r : RECORDS) {

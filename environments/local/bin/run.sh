@@ -28,6 +28,18 @@ show() {
   printf '%s\n' "${out%$'\n'*}" | pretty | sed 's/^/    /'
 }
 
+# A just-started JVM answers its first requests slowly (class loading, JIT, connection pools): without
+# this the demo would show DEGRADED answers that say more about a cold start than about the engine.
+warm_up() {
+  local i
+  echo "==> warming up (40 requests)"
+  for i in $(seq 1 40); do
+    curl -s -o /dev/null -H 'Content-Type: application/json' \
+      -d "{\"transaction_id\":\"warmup-$RANDOM-$i\",\"card_hash\":\"c-warmup-$i\",\"amount\":$i.5,\"merchant_category_code\":\"5411\",\"card_present\":true}" \
+      "$ENGINE_DATA_URL/v1/evaluate/auth" || true
+  done
+}
+
 demo() {
   echo
   echo "==> a few sample transactions (rulesets: $ENGINE_RULESETS)"
@@ -68,6 +80,7 @@ main() {
     start_relay
   fi
   start_engine
+  warm_up
   demo
   urls
   if declare -F durability_info >/dev/null; then

@@ -57,7 +57,9 @@ start_engine() {
     echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts the engine -----"
   } >> "$ENGINE_LOG"
   # setsid: the engine outlives this script and the terminal's Ctrl-C; stop.sh ends it by its pid.
+  # Loopback only: a developer machine's engine is not for the network (in Kubernetes it binds 0.0.0.0).
   setsid nohup "$java" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.management.host=127.0.0.1 \
     -Dquarkus.http.port="$ENGINE_PORT" \
     -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT" \
     -Dvigil.rulesets.dir="$ENGINE_RULESETS" \

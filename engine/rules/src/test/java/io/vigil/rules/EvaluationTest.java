@@ -337,6 +337,26 @@ class EvaluationTest {
     }
 
     @Test
+    void traceExplainsEveryRule() {
+        CompiledRuleset rs = yaml(SCOPED.formatted("FIRST_MATCH").replace(
+                "- {rule_id: global-high, priority: 1000, action:",
+                "- {rule_id: global-high, priority: 1000, condition: {and: [{field: email, op: exists}, "
+                        + "{field: custom_fields.score, op: gt, value: 1}]}, action:"));
+        java.util.List<io.vigil.rules.eval.RuleTrace> trace = rs.trace(txn(tx("VISA", "US", "5999", "999999", null)));
+        assertThat(trace).extracting(io.vigil.rules.eval.RuleTrace::ruleId).containsExactly(
+                "visa-us-5411", "gold-de", "visa-us", "amex-or-mc", "bin-4147", "bin-41472", "visa", "global-high");
+        assertThat(trace.get(0).inScope()).isFalse();
+        assertThat(trace.get(1).inScope()).isFalse();
+        assertThat(trace.get(2).holds()).isTrue();
+        assertThat(trace.get(2).position()).isEqualTo(2);
+        assertThat(trace.get(0).specificity()).isEqualTo(3);
+        io.vigil.rules.eval.RuleTrace global = trace.get(7);
+        assertThat(global.inScope()).isTrue();
+        assertThat(global.condition()).isEqualTo("FALSE");
+        assertThat(global.missingFields()).containsExactly("email", "custom_fields");
+    }
+
+    @Test
     void manyRulesSpanSeveralBitsetWords() {
         StringBuilder sb = new StringBuilder("{\"ruleset_key\":\"W\",\"ruleset_version\":1,\"execution_mode\":\"ALL_MATCHING\",\"rules\":[");
         for (int i = 0; i < 150; i++) {

@@ -43,6 +43,14 @@ public interface CompiledRuleset {
         return null;
     }
 
+    /**
+     * Every enabled rule in evaluation order with its scope and condition outcome for {@code txn}: the
+     * analyst's view of why a rule did or did not match. Evaluates every rule; not for the hot path.
+     */
+    default java.util.List<RuleTrace> trace(Transaction txn) {
+        return java.util.List.of();
+    }
+
     /** Evaluates scopes and conditions; collects the velocity checks of every velocity rule whose condition holds. */
     Pending prepare(Transaction txn, EvaluationType type);
 

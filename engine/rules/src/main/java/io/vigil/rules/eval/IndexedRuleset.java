@@ -3,7 +3,9 @@ package io.vigil.rules.eval;
 import io.vigil.rules.model.Action;
 import io.vigil.rules.model.ExecutionMode;
 import io.vigil.rules.model.RulesetDocument;
+import io.vigil.rules.txn.Field;
 import io.vigil.rules.txn.Transaction;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The compiled form of one ruleset version: rules in evaluation order plus the scope index. Immutable. */
@@ -77,6 +79,31 @@ final class IndexedRuleset implements CompiledRuleset {
         PendingEvaluation p = new PendingEvaluation(this, txn);
         p.run();
         return p;
+    }
+
+    @Override
+    public List<RuleTrace> trace(Transaction txn) {
+        long[] candidates = new long[scope.words()];
+        scope.candidates(txn, candidates);
+        long present = txn.presence();
+        List<RuleTrace> out = new ArrayList<>(rules.length);
+        for (CompiledRule r : rules) {
+            boolean inScope = (candidates[r.index >>> 6] & (1L << r.index)) != 0;
+            int c = r.condition == null ? Node.TRUE : r.condition.eval(txn);
+            List<String> missing = new ArrayList<>();
+            long absent = r.required & ~present;
+            for (Field f : Field.values()) {
+                if ((absent & (1L << f.ordinal())) != 0) {
+                    missing.add(f.jsonName());
+                }
+            }
+            if ((absent & Transaction.CUSTOM_PRESENT) != 0) {
+                missing.add("custom_fields");
+            }
+            out.add(new RuleTrace(r.id, r.index, r.specificity, r.priority, r.shadow, inScope,
+                    c == Node.TRUE ? "TRUE" : c == Node.FALSE ? "FALSE" : "UNKNOWN", List.copyOf(missing), r.velocity));
+        }
+        return out;
     }
 
     @Override

@@ -78,3 +78,18 @@ cluster-crds: ## Install third-party CRDs into the local cluster (CRDS="keda mon
 .PHONY: watch-decisions
 watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)
 	@bash -c '. $(LOCAL)/kafka-lib.sh && watch_decisions $(ARGS)'
+
+# ---- Operator (docs/operator/architecture.md) ----
+.PHONY: crds operator-test operator-run operator-sample
+
+crds: ## Regenerate crds/ from the operator API model (the build fails while crds/ is stale)
+	$(MVN) -pl operator/api -am verify -Dvigil.crds.update=true
+
+operator-test: ## Build and test the operator modules (unit, golden, local-cluster tests)
+	$(MVN) -pl operator/api,operator/controller -am verify
+
+operator-run: ## Run the operator out of cluster against the local control plane (.local/cluster/kubeconfig)
+	@$(LOCAL)/operator-run.sh
+
+operator-sample: ## Apply the sample FraudRulesets + FraudEngine and show their status (operator must run)
+	@$(LOCAL)/operator-sample.sh

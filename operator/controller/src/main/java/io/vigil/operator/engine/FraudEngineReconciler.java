@@ -114,7 +114,8 @@ import org.jboss.logging.Logger;
 public class FraudEngineReconciler implements Reconciler<FraudEngine> {
 
     static final String RULESET_CONFIGMAPS = "ruleset-configmaps";
-    static final Duration RECHECK = Duration.ofSeconds(60);
+    /** How soon a FraudEngine waiting for an optional CRD (or after a failed dependent) is looked at again. */
+    static final Duration RECHECK = Duration.ofSeconds(Long.getLong("vigil.operator.recheck-seconds", 60));
     private static final Logger LOG = Logger.getLogger(FraudEngineReconciler.class);
 
     /** FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its key. */

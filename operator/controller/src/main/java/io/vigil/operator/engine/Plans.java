@@ -16,7 +16,11 @@ public final class Plans {
 
     public static EnginePlan of(FraudEngine fe, Context<FraudEngine> context) {
         var shared = context.managedWorkflowAndDependentResourceContext();
-        return shared.get(KEY, EnginePlan.class).orElseGet(() -> shared.put(KEY, EnginePlanner.plan(fe, rulesets(fe, context))));
+        return shared.get(KEY, EnginePlan.class).orElseGet(() -> {
+            EnginePlan plan = EnginePlanner.plan(fe, rulesets(fe, context));
+            shared.put(KEY, plan);
+            return plan;
+        });
     }
 
     /** Every FraudRuleset of the engine's namespace, from the informer cache. */

@@ -14,7 +14,7 @@ import org.jboss.logging.Logger;
  */
 public final class OptionalCrds {
 
-    public static final Duration TTL = Duration.ofSeconds(30);
+    public static final Duration TTL = Duration.ofSeconds(Long.getLong("vigil.operator.crd-cache-seconds", 30));
     private static final Logger LOG = Logger.getLogger(OptionalCrds.class);
 
     public enum Crd {

@@ -279,7 +279,7 @@ public final class EngineWorkload {
 
     /** Only when spec.engine.autoscaling is set; the Deployment then leaves spec.replicas to this HPA. */
     public static HorizontalPodAutoscaler horizontalPodAutoscaler(FraudEngine fe) {
-        EngineSpec.Autoscaling a = fe.getSpec().engine.autoscaling;
+        EngineSpec.Autoscaling a = fe.getSpec().engine.autoscaling != null ? fe.getSpec().engine.autoscaling : new EngineSpec.Autoscaling();
         return new HorizontalPodAutoscalerBuilder()
                 .withMetadata(Meta.of(fe, Names.engine(fe), Names.ENGINE))
                 .withNewSpec()

@@ -170,6 +170,11 @@ public final class RelayWorkload {
     /** Only when the Redis has a password: KEDA reads it from the referenced Secret, never copied. */
     public static GenericKubernetesResource triggerAuthentication(FraudEngine fe) {
         RedisConnection redis = RedisConnection.of(fe);
+        if (redis.password() == null) {
+            // Not wanted (the workflow deletes it); rendered empty so its identity can still be computed.
+            return new GenericKubernetesResourceBuilder().withApiVersion(KEDA_API_VERSION).withKind("TriggerAuthentication")
+                    .withMetadata(Meta.of(fe, triggerAuthenticationName(fe), Names.RELAY)).build();
+        }
         Map<String, Object> ref = new LinkedHashMap<>();
         ref.put("parameter", redis.sentinel() ? "sentinelPassword" : "password");
         ref.put("name", redis.password().name);

@@ -1,0 +1,389 @@
+package io.vigil.operator.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.Operator;
+import io.vigil.operator.Fixtures;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.FraudRuleset;
+import io.vigil.operator.engine.FraudEngineReconciler;
+import io.vigil.operator.engine.Names;
+import io.vigil.operator.rulesets.FraudRulesetReconciler;
+import io.vigil.operator.support.OptionalCrds;
+import io.vigil.testing.kube.LocalCluster;
+import io.vigil.testing.kube.LocalKubernetes;
+import io.vigil.testing.kube.TestNamespace;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The operator against the local control plane (real kube-apiserver, etcd, controller-manager; kwok
+ * pods). The reconcilers run in this JVM on the java-operator-sdk, restricted to the test namespace,
+ * so the steps can stop and restart "the operator". Steps build on each other (one namespace, one
+ * operator) to keep the suite short on a shared 2-core machine.
+ */
+@LocalKubernetes(crds = {"keda", "monitoring", "strimzi", "redis"})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FraudEngineClusterTest {
+
+    static final Duration WAIT = Duration.ofSeconds(90);
+    static KubernetesClient client;
+    static String ns;
+    static Operator operator;
+
+    @BeforeAll
+    static void setUp(KubernetesClient kube, TestNamespace namespace) throws IOException {
+        client = kube;
+        ns = namespace.name();
+        System.setProperty("vigil.operator.recheck-seconds", "3");
+        System.setProperty("vigil.operator.crd-cache-seconds", "1");
+        // The CRDs under test are the committed ones: what users install.
+        try (Stream<Path> files = Files.list(Fixtures.repoRoot().resolve("crds"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
+                CustomResourceDefinition crd = Fixtures.read(f, CustomResourceDefinition.class);
+                client.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
+                awaitTrue("CRD " + crd.getMetadata().getName() + " established", () -> established(crd.getMetadata().getName()));
+            }
+        }
+        for (FraudRuleset r : Fixtures.sampleRulesets(ns)) {
+            r.getMetadata().setGeneration(null);
+            client.resource(r).create();
+        }
+        startOperator();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (operator != null) {
+            operator.stop();
+        }
+    }
+
+    static void startOperator() {
+        OptionalCrds.forget();
+        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
+        operator.register(new FraudRulesetReconciler(), o -> o.settingNamespace(ns));
+        operator.register(new FraudEngineReconciler(), o -> o.settingNamespace(ns));
+        operator.start();
+    }
+
+    @Test
+    @Order(1)
+    void rulesetsAreValidatedIntoTheirStatus() {
+        client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudRuleset
+                metadata: {name: card-auth-v3}
+                spec:
+                  key: CARD_AUTH
+                  version: 3
+                  document:
+                    execution_mode: FIRST_MATCH
+                    rules: [{rule_id: typo, condition: {field: amount, op: neq, value: 1}, action: DECLINE}]
+                """, FraudRuleset.class)).inNamespace(ns).create();
+        awaitTrue("ruleset statuses", () -> Stream.of("card-auth-v1", "card-auth-v2", "card-auth-v3")
+                .allMatch(n -> ruleset(n).getStatus() != null && ruleset(n).getStatus().valid != null));
+        assertThat(ruleset("card-auth-v2").getStatus().valid).isTrue();
+        assertThat(ruleset("card-auth-v2").getStatus().checksum).hasSize(64);
+        var invalid = ruleset("card-auth-v3").getStatus();
+        assertThat(invalid.valid).isFalse();
+        assertThat(invalid.errors).extracting(e -> e.path).containsExactly("spec.document.rules[0].condition.op");
+        assertThat(invalid.observedGeneration).isEqualTo(ruleset("card-auth-v3").getMetadata().getGeneration());
+    }
+
+    @Test
+    @Order(2)
+    void schemaAndCelRulesRefuseBadObjects() {
+        assertThatThrownBy(() -> client.resource(engine("bad-slo", 1, "slo: {p50Ms: 9, p95Ms: 5, p99Ms: 10}")).create())
+                .isInstanceOf(KubernetesClientException.class)
+                .hasMessageContaining("slo latencies must be ordered: p50Ms <= p95Ms <= p99Ms");
+        assertThatThrownBy(() -> client.resource(engine("bad-relay", 1,
+                "durability: {relay: {minReplicas: 5, maxReplicas: 2}}")).create())
+                .hasMessageContaining("durability.relay.minReplicas must not exceed maxReplicas");
+        assertThatThrownBy(() -> client.resource(engine("bad-redis", 1,
+                "velocity: {redis: {managed: {}, external: {address: 'r:6379'}}}")).create())
+                .hasMessageContaining("set either velocity.redis.managed or velocity.redis.external, not both");
+        FraudEngine badKey = engine("bad-key", 1, "");
+        badKey.getSpec().rulesets.get(0).key = "card_auth";
+        assertThatThrownBy(() -> client.resource(badKey).create()).hasMessageContaining("spec.rulesets[0].key");
+        FraudRuleset v1 = ruleset("card-auth-v1");
+        assertThatThrownBy(() -> client.resources(FraudRuleset.class).inNamespace(ns).withName("card-auth-v1")
+                .edit(r -> {
+                    r.getSpec().version = 7;
+                    return r;
+                }))
+                .hasMessageContaining("version is immutable");
+        assertThat(ruleset("card-auth-v1").getSpec().version).isEqualTo(v1.getSpec().version);
+    }
+
+    @Test
+    @Order(3)
+    void externalEngineGetsEveryDependentAndBecomesReady() {
+        client.resource(engine("edge", 1, "")).create();
+        FraudEngine fe = awaitCondition("edge", "Ready", "True");
+        assertThat(fe.getStatus().observedGeneration).isEqualTo(fe.getMetadata().getGeneration());
+        assertThat(fe.getStatus().conditions).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(fe.getMetadata().getGeneration()));
+        assertThat(fe.getStatus().activeRulesets).extracting(a -> a.key + ":v" + a.version + ":" + a.checksum)
+                .containsExactly("CARD_AUTH:v1:" + ruleset("card-auth-v1").getStatus().checksum);
+        assertThat(fe.getStatus().readyReplicas).isEqualTo(2);
+
+        List<HasMetadata> owned = owned("edge");
+        assertThat(owned).extracting(o -> o.getKind() + "/" + o.getMetadata().getName()).contains(
+                "Deployment/edge-engine", "Deployment/edge-relay", "Service/edge-engine", "Service/edge-engine-management",
+                "Service/edge-relay-management", "PodDisruptionBudget/edge-engine", "NetworkPolicy/edge-engine",
+                "ServiceAccount/edge-engine", "ScaledObject/edge-relay", "ServiceMonitor/edge", "PrometheusRule/edge-slo",
+                "ConfigMap/edge-dashboard", "ConfigMap/" + fe.getStatus().activeRulesets.get(0).configMap);
+        assertThat(owned).allSatisfy(o -> assertThat(o.getMetadata().getOwnerReferences())
+                .singleElement().satisfies(r -> assertThat(r.getUid()).isEqualTo(fe.getMetadata().getUid())));
+        // External Redis and Kafka: nothing managed.
+        assertThat(generic("redis.redis.opstreelabs.in/v1beta2", "Redis")).isEmpty();
+        assertThat(generic("kafka.strimzi.io/v1beta2", "Kafka")).isEmpty();
+        // The relay's replicas belong to KEDA's HPA: the operator's field manager does not own them.
+        Deployment relay = client.apps().deployments().inNamespace(ns).withName("edge-relay").get();
+        assertThat(relay.getMetadata().getManagedFields()).filteredOn(m -> "Apply".equals(m.getOperation())).isNotEmpty()
+                .allSatisfy(m -> assertThat(((Map<?, ?>) m.getFieldsV1().getAdditionalProperties().get("f:spec")).containsKey("f:replicas")).isFalse());
+    }
+
+    @Test
+    @Order(4)
+    void rulesetBumpRollsTheEngineAndReportsTheNewChecksum() {
+        String oldHash = templateHash("edge");
+        patchRulesetVersion("edge", 2);
+        FraudEngine fe = await("CARD_AUTH v2 active and rolled out", () -> {
+            FraudEngine e = engine("edge");
+            return e.getStatus() != null && "CARD_AUTH:v2".equals(e.getStatus().rulesets)
+                    && "False".equals(condition(e, "Progressing").getStatus()) && "True".equals(condition(e, "Ready").getStatus()) ? e : null;
+        });
+        assertThat(fe.getStatus().activeRulesets.get(0).checksum).isEqualTo(ruleset("card-auth-v2").getStatus().checksum);
+        assertThat(templateHash("edge")).isNotEqualTo(oldHash);
+        List<ReplicaSet> rs = client.apps().replicaSets().inNamespace(ns).withLabel(Names.LABEL_INSTANCE, "edge")
+                .withLabel(Names.LABEL_COMPONENT, "engine").list().getItems();
+        assertThat(rs).as("one ReplicaSet per configuration").hasSize(2);
+        // Only the served version's ConfigMap remains.
+        awaitTrue("old ruleset ConfigMap removed", () -> rulesetConfigMaps("edge").size() == 1);
+        assertThat(rulesetConfigMaps("edge").get(0).getMetadata().getName()).isEqualTo(fe.getStatus().activeRulesets.get(0).configMap);
+    }
+
+    @Test
+    @Order(5)
+    void invalidRulesetIsReportedAndTheEngineKeepsTheOldVersion() {
+        String hash = templateHash("edge");
+        patchRulesetVersion("edge", 3);
+        FraudEngine fe = awaitCondition("edge", "RulesetsValid", "False");
+        assertThat(condition(fe, "RulesetsValid").getReason()).isEqualTo("RulesetInvalid");
+        assertThat(condition(fe, "RulesetsValid").getMessage()).contains("card-auth-v3", "rules[0].condition.op");
+        assertThat(condition(fe, "Degraded").getStatus()).isEqualTo("True");
+        assertThat(fe.getStatus().rulesets).isEqualTo("CARD_AUTH:v2");
+        assertThat(templateHash("edge")).isEqualTo(hash);
+        patchRulesetVersion("edge", 2);
+        awaitCondition("edge", "RulesetsValid", "True");
+    }
+
+    @Test
+    @Order(6)
+    void managedRedisAndKafkaAreDeclaredToTheirOperators() {
+        client.resource(engine("core", 2, """
+                velocity: {redis: {managed: {mode: replication, size: 3}}}
+                durability: {kafka: {managed: {replicas: 3}}}
+                observability: {prometheusRule: {enabled: false}}""")).create();
+        FraudEngine fe = awaitCondition("core", "DurabilityReady", "False");
+        assertThat(condition(fe, "DurabilityReady").getReason()).isEqualTo("KafkaNotReady");
+        awaitTrue("managed objects", () -> generic("redis.redis.opstreelabs.in/v1beta2", "RedisReplication").size() == 1
+                && generic("redis.redis.opstreelabs.in/v1beta2", "RedisSentinel").size() == 1
+                && generic("kafka.strimzi.io/v1beta2", "Kafka").size() == 1
+                && generic("kafka.strimzi.io/v1beta2", "KafkaNodePool").size() == 1
+                && generic("kafka.strimzi.io/v1beta2", "KafkaTopic").size() == 1);
+        assertThat(generic("kafka.strimzi.io/v1beta2", "KafkaTopic").get(0).getMetadata().getOwnerReferences().get(0).getName()).isEqualTo("core");
+        assertThat(client.genericKubernetesResources("monitoring.coreos.com/v1", "PrometheusRule").inNamespace(ns).withName("core-slo").get())
+                .as("switched off").isNull();
+    }
+
+    @Test
+    @Order(7)
+    void operatorRestartMidReconcileConvergesWithoutDuplicates() {
+        operator.stop();
+        client.resource(engine("restart", 1, "")).create();
+        startOperator();
+        awaitTrue("reconcile started", () -> !owned("restart").isEmpty());
+        operator.stop(); // mid-reconcile: some dependents exist, others not yet
+        startOperator();
+        FraudEngine fe = awaitCondition("restart", "Ready", "True");
+        List<String> names = owned("restart").stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList();
+        assertThat(names).doesNotHaveDuplicates();
+        assertThat(names.stream().filter(n -> n.startsWith("Deployment/"))).containsExactlyInAnyOrder("Deployment/restart-engine", "Deployment/restart-relay");
+        assertThat(rulesetConfigMaps("restart")).hasSize(1);
+        assertThat(fe.getStatus().readyReplicas).isEqualTo(2);
+    }
+
+    @Test
+    @Order(8)
+    void deletingTheEngineGarbageCollectsWhatItOwned() {
+        client.resources(FraudEngine.class).inNamespace(ns).withName("restart").delete();
+        awaitTrue("owned objects collected", () -> owned("restart").isEmpty());
+    }
+
+    @Test
+    @Order(9)
+    void missingKedaIsAConditionAndTheRestStillReconciles() {
+        operator.stop();
+        LocalCluster.uninstallCrds("keda");
+        try {
+            startOperator();
+            client.resource(engine("nokeda", 1, "")).create();
+            FraudEngine fe = awaitCondition("nokeda", "Degraded", "True");
+            assertThat(condition(fe, "Degraded").getReason()).isEqualTo("KedaNotInstalled");
+            assertThat(condition(fe, "Degraded").getMessage()).contains("scaledobjects.keda.sh");
+            awaitCondition("nokeda", "Ready", "True");
+            assertThat(client.apps().deployments().inNamespace(ns).withName("nokeda-relay").get()).isNotNull();
+        } finally {
+            LocalCluster.installCrds("keda");
+        }
+        OptionalCrds.forget();
+        awaitTrue("ScaledObject once KEDA is installed",
+                () -> client.genericKubernetesResources("keda.sh/v1alpha1", "ScaledObject").inNamespace(ns).withName("nokeda-relay").get() != null);
+        awaitCondition("nokeda", "Degraded", "False");
+    }
+
+    // ---- helpers ----
+
+    static FraudEngine engine(String name, int authVersion, String extraSpec) {
+        String spec = """
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  rulesets: [{key: CARD_AUTH, version: %d}]
+                  velocity: {redis: {external: {address: 'redis.example:6379'}}}
+                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}
+                """.formatted(name, ns, authVersion);
+        if (!extraSpec.isBlank()) {
+            // Sections given in extraSpec replace the external defaults above (no duplicate keys in the YAML).
+            spec = spec.replace("  velocity: {redis: {external: {address: 'redis.example:6379'}}}\n", extraSpec.contains("velocity:") ? "" : "  velocity: {redis: {external: {address: 'redis.example:6379'}}}\n");
+            spec = spec.replace("  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}\n",
+                    extraSpec.contains("durability:") ? "" : "  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}\n");
+            spec += extraSpec.lines().map(l -> "  " + l).reduce("", (a, b) -> a + b + "\n");
+        }
+        return Fixtures.SERIALIZATION.unmarshal(spec, FraudEngine.class);
+    }
+
+    static FraudEngine engine(String name) {
+        return client.resources(FraudEngine.class).inNamespace(ns).withName(name).get();
+    }
+
+    static FraudRuleset ruleset(String name) {
+        return client.resources(FraudRuleset.class).inNamespace(ns).withName(name).get();
+    }
+
+    static void patchRulesetVersion(String engine, int version) {
+        client.resources(FraudEngine.class).inNamespace(ns).withName(engine).patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"rulesets\":[{\"key\":\"CARD_AUTH\",\"version\":" + version + "}]}}");
+    }
+
+    static Condition condition(FraudEngine fe, String type) {
+        return fe.getStatus().conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
+    }
+
+    static FraudEngine awaitCondition(String name, String type, String status) {
+        return await(name + " " + type + "=" + status, () -> {
+            FraudEngine fe = engine(name);
+            return fe != null && fe.getStatus() != null && fe.getStatus().conditions.stream()
+                    .anyMatch(c -> c.getType().equals(type) && c.getStatus().equals(status)
+                            && fe.getMetadata().getGeneration().equals(c.getObservedGeneration())) ? fe : null;
+        });
+    }
+
+    static String templateHash(String engine) {
+        return client.apps().deployments().inNamespace(ns).withName(engine + "-engine").get()
+                .getSpec().getTemplate().getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
+    }
+
+    static List<ConfigMap> rulesetConfigMaps(String engine) {
+        return client.configMaps().inNamespace(ns).withLabel(Names.LABEL_INSTANCE, engine).withLabel(Names.LABEL_COMPONENT, Names.RULESET)
+                .list().getItems();
+    }
+
+    static List<GenericKubernetesResource> generic(String apiVersion, String kind) {
+        return client.genericKubernetesResources(apiVersion, kind).inNamespace(ns).list().getItems();
+    }
+
+    /** Everything labelled as managed for this engine, of the kinds the operator creates. */
+    static List<HasMetadata> owned(String engine) {
+        Map<String, String> labels = Map.of(Names.LABEL_INSTANCE, engine, Names.LABEL_MANAGED_BY, Names.MANAGED_BY);
+        Stream<HasMetadata> typed = Stream.of(
+                client.apps().deployments().inNamespace(ns).withLabels(labels).list().getItems(),
+                client.services().inNamespace(ns).withLabels(labels).list().getItems(),
+                client.configMaps().inNamespace(ns).withLabels(labels).list().getItems(),
+                client.serviceAccounts().inNamespace(ns).withLabels(labels).list().getItems(),
+                client.policy().v1().podDisruptionBudget().inNamespace(ns).withLabels(labels).list().getItems(),
+                client.network().v1().networkPolicies().inNamespace(ns).withLabels(labels).list().getItems()).flatMap(List::stream);
+        Stream<HasMetadata> generic = Stream.of(
+                        List.of("keda.sh/v1alpha1", "ScaledObject"), List.of("monitoring.coreos.com/v1", "ServiceMonitor"),
+                        List.of("monitoring.coreos.com/v1", "PrometheusRule"))
+                .filter(gk -> crdInstalled(gk.get(1)))
+                .flatMap(gk -> client.genericKubernetesResources(gk.get(0), gk.get(1)).inNamespace(ns).withLabels(labels).list().getItems().stream());
+        return Stream.concat(typed, generic).toList();
+    }
+
+    static boolean crdInstalled(String kind) {
+        String name = switch (kind) {
+            case "ScaledObject" -> "scaledobjects.keda.sh";
+            case "ServiceMonitor" -> "servicemonitors.monitoring.coreos.com";
+            default -> "prometheusrules.monitoring.coreos.com";
+        };
+        return client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null;
+    }
+
+    static boolean established(String crd) {
+        CustomResourceDefinition c = client.apiextensions().v1().customResourceDefinitions().withName(crd).get();
+        return c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
+                .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
+    }
+
+    static void awaitTrue(String what, BooleanSupplier done) {
+        await(what, () -> done.getAsBoolean() ? Boolean.TRUE : null);
+    }
+
+    /** Polls until {@code probe} answers non-null; fails after {@link #WAIT} with what was awaited. */
+    static <T> T await(String what, java.util.function.Supplier<T> probe) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            T value = probe.get();
+            if (value != null) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what);
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+}

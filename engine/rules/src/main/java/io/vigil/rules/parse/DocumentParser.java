@@ -260,7 +260,7 @@ final class DocumentParser {
         RuleMode mode = enumValue(n, "mode", path + ".mode", RuleMode.class, false);
         Scope scope = n.has("scope") ? scope(n.get("scope"), path + ".scope") : Scope.GLOBAL;
         Condition condition = null;
-        if (n.has("condition")) {
+        if (n.has("condition") && !n.get("condition").isNull()) { // null = no condition, as when absent
             condition = condition(n.get("condition"), path + ".condition");
         }
         Velocity velocity = n.has("velocity") && !n.get("velocity").isNull()

@@ -2,6 +2,7 @@ package io.vigil.operator.loadtest;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -79,7 +80,11 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
         }
 
         deleteOtherGenerations(client, flt, plan.testRunName());
-        client.resource(plan.scripts()).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        // The scripts only change with the operator build: applied when missing or different, not on every poll.
+        ConfigMap scripts = client.configMaps().inNamespace(ns).withName(plan.scripts().getMetadata().getName()).get();
+        if (scripts == null || !Objects.equals(scripts.getData(), plan.scripts().getData())) {
+            client.resource(plan.scripts()).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        }
         var testRuns = client.genericKubernetesResources(LoadTestPlanner.TEST_RUNS).inNamespace(ns);
         GenericKubernetesResource testRun = testRuns.withName(plan.testRunName()).get();
         if (testRun == null) {

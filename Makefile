@@ -74,6 +74,18 @@ CRDS ?= all
 cluster-crds: ## Install third-party CRDs into the local cluster (CRDS="keda monitoring k6 strimzi redis")
 	@$(LOCAL)/cluster-crds.sh $(CRDS)
 
+# ---- SLO (docs/slo.md, docs/dashboards.md) ----
+.PHONY: slo-report prometheus-start prometheus-stop
+
+slo-report: ## Render the SLO picture of the last `make run` from the local Prometheus (.local/slo-report/index.html)
+	@$(LOCAL)/slo-report.sh
+
+prometheus-start: ## Start the local Prometheus (127.0.0.1:19090) scraping the local engine and relay with the SLO rules
+	@$(LOCAL)/prometheus-lib.sh start
+
+prometheus-stop: ## Stop the local Prometheus (its data stays for make slo-report)
+	@$(LOCAL)/prometheus-lib.sh stop
+
 # ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----
 .PHONY: watch-decisions
 watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)

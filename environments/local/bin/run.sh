@@ -11,6 +11,7 @@ BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
 [ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
 [ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
+[ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
 
 pretty() {
   if command -v python3 >/dev/null 2>&1; then python3 -m json.tool 2>/dev/null || cat; else cat; fi
@@ -81,6 +82,9 @@ main() {
   fi
   start_engine
   warm_up
+  if declare -F start_prometheus >/dev/null; then
+    start_prometheus
+  fi
   demo
   urls
   if declare -F durability_info >/dev/null; then

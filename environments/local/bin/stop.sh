@@ -7,7 +7,12 @@ BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
 [ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
 [ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
+[ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
 
+# Prometheus first, so the stopped engine does not show as a scrape failure; its data stays for make slo-report
+if declare -F stop_prometheus >/dev/null; then
+  stop_prometheus
+fi
 stop_engine
 # the relay before Kafka and Redis: it finishes its batch (published and acknowledged)
 if declare -F stop_relay >/dev/null; then

@@ -184,6 +184,12 @@ def report(results):
                  "published_per_s": round(published / seconds, 1) if published is not None and seconds else None}
         phases.append({**ph, "k6": k6, "engine": engine, "relay": relay, "processes": _processes(results, name)})
 
+    for p in phases:
+        k6 = p["k6"]
+        if k6 and k6["overall"]["requests"]:
+            p["cpu_us_per_request"] = {
+                n: round(v["cpu_avg_pct"] / 100.0 * k6["duration_s"] / k6["overall"]["requests"] * 1e6, 1)
+                for n, v in p["processes"].items() if n in ("engine", "redis", "k6", "kafka", "relay")}
     by = {p["name"]: p for p in phases}
 
     def part(phase, rate):
@@ -292,6 +298,15 @@ def markdown(s):
             v = p["processes"].get(n)
             cells.append(f"{v['cpu_avg_pct']:.0f}% / {v['rss_max_mb']:.0f} MB" if v else "-")
         out.append(f"| {p['name']} | " + " | ".join(cells) + " |")
+    out += ["", "## CPU per request (microseconds of CPU per answered request, from the samples above)", "",
+            "What a request costs each process, independent of how much of the machine others took during the run:",
+            "the capacity of two free cores is about 2,000,000 / (sum of the row) requests per second.", "",
+            "| Phase | engine | redis | kafka | relay | k6 | sum |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for p in s["phases"]:
+        if p.get("cpu_us_per_request"):
+            c = p["cpu_us_per_request"]
+            out.append(f"| {p['name']} | " + " | ".join(_fmt(c.get(n), 0) for n in ("engine", "redis", "kafka", "relay", "k6"))
+                       + f" | {_fmt(sum(v for v in c.values() if v is not None), 0)} |")
     r = s["ratios"]
     out += ["", "## Ratios (same run)", ""]
     out.append(f"- AUTH / no-op closed-loop throughput: {_fmt(r['auth_vs_noop'])}")

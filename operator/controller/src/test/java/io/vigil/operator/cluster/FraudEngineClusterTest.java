@@ -363,6 +363,29 @@ class FraudEngineClusterTest {
                 .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
     }
 
+    /** What the cluster looked like, for timeout messages: engines' conditions, pods' readiness, nodes. */
+    static String diagnostics() {
+        StringBuilder sb = new StringBuilder();
+        try {
+            for (FraudEngine fe : client.resources(FraudEngine.class).inNamespace(ns).list().getItems()) {
+                sb.append("FraudEngine ").append(fe.getMetadata().getName()).append(" generation ").append(fe.getMetadata().getGeneration()).append('\n');
+                if (fe.getStatus() != null) {
+                    fe.getStatus().conditions.forEach(c -> sb.append("  ").append(c.getType()).append('=').append(c.getStatus())
+                            .append(" (").append(c.getReason()).append(", gen ").append(c.getObservedGeneration()).append(") ")
+                            .append(c.getMessage()).append('\n'));
+                }
+            }
+            client.pods().inNamespace(ns).list().getItems().forEach(p -> sb.append("pod ").append(p.getMetadata().getName()).append(' ')
+                    .append(p.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList()).append('\n'));
+            client.nodes().list().getItems().forEach(n -> sb.append("node ").append(n.getMetadata().getName()).append(' ')
+                    .append(n.getStatus().getConditions().stream().filter(c -> c.getType().equals("Ready"))
+                            .map(c -> "Ready=" + c.getStatus() + " since " + c.getLastTransitionTime()).toList()).append('\n'));
+        } catch (RuntimeException e) {
+            sb.append("(diagnostics failed: ").append(e).append(")");
+        }
+        return sb.toString();
+    }
+
     static void awaitTrue(String what, BooleanSupplier done) {
         await(what, () -> done.getAsBoolean() ? Boolean.TRUE : null);
     }
@@ -376,7 +399,7 @@ class FraudEngineClusterTest {
                 return value;
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what);
+                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what + "\n" + diagnostics());
             }
             try {
                 Thread.sleep(250);

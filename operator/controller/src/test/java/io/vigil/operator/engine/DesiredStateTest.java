@@ -113,6 +113,24 @@ class DesiredStateTest {
                 .contains(plan.rulesets().get(1).configMapName());
     }
 
+    @Test
+    void everyRendererWorksEvenWhenItsObjectIsNotWanted() {
+        // The SDK renders a dependent to find what to delete when its precondition turned false.
+        for (String name : List.of("defaults", "external", "replication")) {
+            FraudEngine fe = Fixtures.engine(name);
+            List<HasMetadata> all = List.of(
+                    io.vigil.operator.engine.desired.EngineWorkload.horizontalPodAutoscaler(fe),
+                    RelayWorkload.triggerAuthentication(fe), RelayWorkload.scaledObject(fe),
+                    io.vigil.operator.engine.desired.VelocityStore.standalone(fe),
+                    io.vigil.operator.engine.desired.VelocityStore.replication(fe),
+                    io.vigil.operator.engine.desired.VelocityStore.sentinel(fe),
+                    io.vigil.operator.engine.desired.KafkaCluster.kafka(fe), io.vigil.operator.engine.desired.KafkaCluster.nodePool(fe),
+                    io.vigil.operator.engine.desired.KafkaCluster.topic(fe), io.vigil.operator.engine.desired.Monitoring.serviceMonitor(fe),
+                    io.vigil.operator.engine.desired.Monitoring.prometheusRule(fe), io.vigil.operator.engine.desired.Monitoring.dashboard(fe));
+            assertThat(all).allSatisfy(o -> assertThat(o.getMetadata().getName()).startsWith(fe.getMetadata().getName()));
+        }
+    }
+
     private static String hash(FraudEngine fe) {
         return EngineWorkload.deployment(plan(fe)).getSpec().getTemplate().getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
     }

@@ -105,3 +105,8 @@ operator-run: ## Run the operator out of cluster against the local control plane
 
 operator-sample: ## Apply the sample FraudRulesets + FraudEngine and show their status (operator must run)
 	@$(LOCAL)/operator-sample.sh
+
+# ---- Velocity (docs/velocity.md) ----
+.PHONY: bench-velocity
+bench-velocity: ## Velocity benchmark: script round trip on a local redis-server, AUTH with vs without 3 velocity rules (wrk)
+	@$(LOCAL)/bench-velocity.sh

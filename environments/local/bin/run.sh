@@ -86,6 +86,9 @@ main() {
     start_prometheus
   fi
   demo
+  if declare -F demo_velocity >/dev/null; then
+    demo_velocity
+  fi
   urls
   if declare -F durability_info >/dev/null; then
     durability_info

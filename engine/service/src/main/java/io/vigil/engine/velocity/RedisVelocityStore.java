@@ -13,6 +13,7 @@ import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import io.vigil.rules.velocity.VelocityStore;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 import jakarta.enterprise.util.TypeLiteral;
@@ -120,6 +121,13 @@ public class RedisVelocityStore implements VelocityStore {
         LOG.infof("velocity store: Redis (%s), timeout %s, %d buckets per window, breaker %d calls / %.2f ratio / %s delay",
                 cluster ? "cluster" : "standalone", config.timeout(), config.bucketsPerWindow(),
                 cb.requestVolume(), cb.failureRatio(), cb.delay());
+    }
+
+    @PreDestroy
+    void close() {
+        if (client != null) {
+            client.close();
+        }
     }
 
     private Timer roundTrip(String mode) {

@@ -13,6 +13,17 @@ import java.time.Duration;
 @ConfigMapping(prefix = "vigil.velocity")
 public interface VelocityConfig {
 
+    /**
+     * Seed URI(s) of the velocity Redis, comma-separated for a cluster. Read through
+     * {@code quarkus.redis.hosts=${vigil.velocity.redis-hosts:...}} in application.properties.
+     */
+    @WithDefault("redis://127.0.0.1:16379")
+    String redisHosts();
+
+    /** {@code standalone}, {@code cluster} or {@code sentinel}; fills {@code quarkus.redis.client-type}. */
+    @WithDefault("standalone")
+    String redisClientType();
+
     /** Off: velocity rules always see "unavailable" (DEGRADED / VELOCITY_UNAVAILABLE); Redis is never touched. */
     @WithDefault("true")
     boolean enabled();

@@ -1,11 +1,14 @@
 package io.vigil.engine.velocity;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.types.ErrorType;
 import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
@@ -25,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -52,6 +56,7 @@ public final class VelocityScriptClient {
     private final long timeoutMillis;
     private final int bucketsPerWindow;
     private final LongAdder keysTouched = new LongAdder();
+    private final AtomicReference<Future<RedisConnection>> clusterConnection = new AtomicReference<>();
 
     /**
      * @param cluster          group checks by slot (Redis Cluster) instead of one call per transaction
@@ -167,9 +172,9 @@ public final class VelocityScriptClient {
         argv[2] = Long.toString(markerTtl);
         keysTouched.add(touched);
 
-        redis.send(script(Command.EVALSHA, SCRIPT_SHA, keys, argv))
+        send(script(Command.EVALSHA, SCRIPT_SHA, keys, argv))
                 .recover(err -> isNoScript(err)
-                        ? redis.send(script(Command.EVAL, SCRIPT, keys, argv))
+                        ? send(script(Command.EVAL, SCRIPT, keys, argv))
                         : Future.failedFuture(err))
                 .onComplete(ar -> {
                     if (ar.failed()) {
@@ -194,6 +199,67 @@ public final class VelocityScriptClient {
                         result.complete(values);
                     }
                 });
+    }
+
+    /**
+     * Standalone: the pooled client (a pooled connection per call, pipelined up to
+     * max-waiting-handlers). Cluster: one long-lived cluster connection, shared by every call. Why
+     * not {@code redis.send} there: the Vert.x cluster client (4.5.x) then takes one pooled connection
+     * per node per call and refreshes the slot map with another pooled connection; under concurrency
+     * every pooled connection can end up held by calls waiting for that refresh, a deadlock
+     * (vert-x3/vertx-redis-client#541, fixed after the Vert.x this Quarkus ships). Holding one
+     * connection leaves the pool free for the refresh, and pipelines all calls anyway.
+     */
+    private Future<Response> send(Request request) {
+        if (!cluster) {
+            return redis.send(request);
+        }
+        return clusterConnection().compose(connection -> connection.send(request).onFailure(err -> {
+            if (!(err instanceof ErrorType)) {
+                forget(connection); // transport trouble: reconnect on the next call
+            }
+        }));
+    }
+
+    private Future<RedisConnection> clusterConnection() {
+        while (true) {
+            Future<RedisConnection> current = clusterConnection.get();
+            if (current != null && !current.failed()) {
+                return current;
+            }
+            Promise<RedisConnection> promise = Promise.promise();
+            Future<RedisConnection> next = promise.future();
+            if (clusterConnection.compareAndSet(current, next)) {
+                redis.connect().onComplete(ar -> {
+                    if (ar.failed()) {
+                        clusterConnection.compareAndSet(next, null);
+                        promise.fail(ar.cause());
+                        return;
+                    }
+                    RedisConnection connection = ar.result();
+                    connection.exceptionHandler(e -> forget(connection));
+                    connection.endHandler(v -> forget(connection));
+                    promise.complete(connection);
+                });
+                return next;
+            }
+        }
+    }
+
+    private void forget(RedisConnection connection) {
+        Future<RedisConnection> current = clusterConnection.get();
+        if (current != null && current.succeeded() && current.result() == connection
+                && clusterConnection.compareAndSet(current, null)) {
+            connection.close();
+        }
+    }
+
+    /** Closes the shared cluster connection, if any (the pooled client is closed by its owner). */
+    public void close() {
+        Future<RedisConnection> current = clusterConnection.getAndSet(null);
+        if (current != null && current.succeeded()) {
+            current.result().close();
+        }
     }
 
     private static Request script(Command command, String scriptOrSha, String[] keys, String[] argv) {

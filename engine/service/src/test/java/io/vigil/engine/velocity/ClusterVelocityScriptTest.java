@@ -30,6 +30,7 @@ class ClusterVelocityScriptTest extends VelocityScriptContract {
 
     @BeforeAll
     static void connect() {
+        startVertx();
         client = open();
     }
 

@@ -17,6 +17,7 @@ class StandaloneVelocityScriptTest extends VelocityScriptContract {
 
     @BeforeAll
     static void connect() {
+        startVertx();
         client = open();
     }
 

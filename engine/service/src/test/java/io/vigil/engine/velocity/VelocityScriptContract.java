@@ -6,6 +6,7 @@ import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,8 @@ abstract class VelocityScriptContract {
     /** An instant aligned on every bucket used here (6 s, 30 s, 6 min: all divide one hour). */
     static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 3_600_000);
 
-    static Vertx vertx = Vertx.vertx();
+    /** Each test class its own Vert.x (created before its Redis client, closed after it). */
+    static Vertx vertx;
 
     VelocityScriptClient client;
     private int txn;
@@ -51,10 +53,22 @@ abstract class VelocityScriptContract {
         client = new VelocityScriptClient(vertx, redis(), cluster(), 5_000, 10);
     }
 
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
+    static Vertx startVertx() {
+        vertx = Vertx.vertx();
+        return vertx;
+    }
+
     @AfterAll
     static void closeVertx() {
-        vertx.close();
-        vertx = Vertx.vertx();
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+            vertx = null;
+        }
     }
 
     static VelocityCheck count(String ruleId, String card, int windowSeconds) {
@@ -219,12 +233,14 @@ abstract class VelocityScriptContract {
         int clients = 6;
         int perClient = 60;
         List<Redis> connections = new ArrayList<>();
+        List<VelocityScriptClient> others = new ArrayList<>();
         List<CompletableFuture<double[]>> calls = new ArrayList<>();
         try {
             for (int k = 0; k < clients; k++) {
                 Redis own = newClient();
                 connections.add(own);
                 VelocityScriptClient other = new VelocityScriptClient(vertx, own, cluster(), 20_000, 10);
+                others.add(other);
                 for (int i = 0; i < perClient; i++) {
                     calls.add(other.run(new VelocityRequest("txn-" + k + "-" + i, List.of(c), false), T0 + i).toCompletableFuture());
                 }
@@ -238,6 +254,7 @@ abstract class VelocityScriptContract {
             assertThat(seen).contains(1.0, (double) clients * perClient);
             assertThat(run("peek", T0 + 1_000, true, c)[0]).isEqualTo(clients * perClient + 1);
         } finally {
+            others.forEach(VelocityScriptClient::close);
             for (Redis r : connections) {
                 r.close();
             }

@@ -151,7 +151,7 @@ public final class RedisServer implements AutoCloseable {
             cmd.addAll(List.of("--cluster-enabled", "yes",
                     "--cluster-config-file", "nodes.conf",
                     "--cluster-port", Integer.toString(clusterBusPort),
-                    "--cluster-node-timeout", "2000"));
+                    "--cluster-node-timeout", "15000"));
         }
         cmd.addAll(options.extraArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd)

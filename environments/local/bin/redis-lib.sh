@@ -1,0 +1,92 @@
+# Local Redis of `make run` (sourced by run.sh / stop.sh, not run): the velocity store's counters
+# and the decision outbox's streams, on 127.0.0.1:16379, data in .local/run/redis.
+#   start_redis   start it (idempotent), AOF on, maxmemory-policy noeviction; wait for PING
+#   stop_redis    stop exactly the server start_redis started (SHUTDOWN, AOF flushed)
+#   redis_status  one line
+# Tests never use this server: they start their own on free ports (io.vigil.testing.redis).
+
+VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+REDIS_PORT="${VIGIL_REDIS_PORT:-16379}"
+REDIS_DIR="${VIGIL_REDIS_DIR:-$VIGIL_ROOT/.local/run/redis}"
+REDIS_PIDFILE="$REDIS_DIR/redis-server.pid"
+REDIS_LOG="${VIGIL_REDIS_LOG:-$VIGIL_ROOT/.local/logs/redis.log}"
+
+# The pid recorded by start_redis, if that process is alive and is a redis-server.
+redis_pid() {
+  local pid
+  [ -f "$REDIS_PIDFILE" ] || return 1
+  pid=$(cat "$REDIS_PIDFILE")
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'redis-server' || return 1
+  echo "$pid"
+}
+
+start_redis() {
+  command -v redis-server >/dev/null 2>&1 || { echo "ERROR: redis-server missing: run 'make deps'" >&2; return 1; }
+  mkdir -p "$REDIS_DIR" "$(dirname "$REDIS_LOG")"
+  if redis_pid >/dev/null; then
+    echo "==> redis already running (pid $(redis_pid), port $REDIS_PORT)"
+    return 0
+  fi
+  if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING >/dev/null 2>&1; then
+    echo "ERROR: something else answers on 127.0.0.1:$REDIS_PORT (not started by make run); stop it or set VIGIL_REDIS_PORT" >&2
+    return 1
+  fi
+  echo "==> starting redis-server on 127.0.0.1:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)"
+  # noeviction: an evicted velocity window would under-count silently, an evicted stream entry would
+  # lose a decision event; a full Redis fails loudly instead (DEGRADED answers, counted).
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --protected-mode no \
+    --dir "$REDIS_DIR" --appendonly yes --appendfsync everysec --save "" \
+    --maxmemory-policy noeviction \
+    --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"
+  local i
+  for i in $(seq 1 100); do
+    if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null | grep -q PONG; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "ERROR: redis-server did not answer PING within 10 s; see $REDIS_LOG" >&2
+  tail -20 "$REDIS_LOG" >&2 || true
+  return 1
+}
+
+stop_redis() {
+  local pid i
+  if ! pid=$(redis_pid); then
+    rm -f "$REDIS_PIDFILE"
+    return 0
+  fi
+  echo "==> stopping redis-server (pid $pid)"
+  redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SHUTDOWN >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+  for i in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || { rm -f "$REDIS_PIDFILE"; return 0; }
+    sleep 0.1
+  done
+  echo "    redis-server did not stop in 10 s; killing it"
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$REDIS_PIDFILE"
+}
+
+redis_status() {
+  local pid
+  if pid=$(redis_pid); then
+    echo "redis      running  pid $pid  127.0.0.1:$REDIS_PORT  keys $(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" DBSIZE 2>/dev/null)"
+  else
+    echo "redis      stopped"
+  fi
+}
+
+# Demo of `make run`: the sample CARD_AUTH ruleset's velocity rules on one card. Transactions 1-4
+# approve, the 5th reaches card-5min-velocity-review (REVIEW), the 8th card-5min-velocity-decline
+# (DECLINE); a retry of the 8th is answered the same and not counted again.
+demo_velocity() {
+  local card="c-velocity-demo-$(date +%s)" i out body
+  echo
+  echo "--- velocity: 8 transactions on one card within seconds, then a retry of the last"
+  for i in 1 2 3 4 5 6 7 8 8; do
+    body="{\"transaction_id\":\"$card-$i\",\"card_hash\":\"$card\",\"amount\":12.50,\"currency\":\"EUR\",\"merchant_id\":\"m-grocery-001\",\"merchant_category_code\":\"5411\",\"card_present\":true,\"country_code\":\"DE\"}"
+    out=$(curl -sS -H 'Content-Type: application/json' -d "$body" "$ENGINE_DATA_URL/v1/evaluate/auth")
+    printf '    #%s  %s\n' "$i" "$(printf '%s' "$out" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a.get("decision"), a.get("engine_mode"), a.get("rule_id") or "-", a.get("reason_code") or "")' 2>/dev/null || printf '%s' "$out")"
+  done
+}

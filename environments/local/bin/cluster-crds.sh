@@ -51,8 +51,14 @@ for s in "${sets[@]}"; do
   if [ "$mode" = install ]; then
     # Server-side apply: some upstream CRDs exceed the client-side last-applied annotation limit.
     kubectl_ apply --server-side --force-conflicts --field-manager vigil-local "${args[@]}" >/dev/null
+    # A just-created CRD may have no status.conditions yet, and `kubectl wait` fails on that
+    # instead of waiting: retry until Established or 60 s.
+    deadline=$((SECONDS + 60))
     # shellcheck disable=SC2086
-    kubectl_ wait --for condition=Established --timeout 60s $names >/dev/null
+    until kubectl_ wait --for condition=Established --timeout 10s $names >/dev/null 2>&1; do
+      [ $SECONDS -lt $deadline ] || { kubectl_ wait --for condition=Established --timeout 1s $names; die "$s CRDs not Established within 60 s"; }
+      sleep 1
+    done
     log "installed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
   else
     # shellcheck disable=SC2086

@@ -126,7 +126,7 @@ class LocalKubernetesTest {
         crds.resource(crd).create();
         try {
             crds.withName(crd.getMetadata().getName()).waitUntilCondition(c -> c != null && c.getStatus() != null
-                    && c.getStatus().getConditions().stream().anyMatch(
+                    && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream().anyMatch(
                             cond -> "Established".equals(cond.getType()) && "True".equals(cond.getStatus())),
                     WAIT_SECONDS, TimeUnit.SECONDS);
             var ranges = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()

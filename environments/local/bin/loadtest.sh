@@ -73,6 +73,10 @@ start_component() { # name port
     return 0
   fi
   if has "start_$name"; then
+    if [ "$name" = relay ] && [ ! -f engine/relay/target/quarkus-app/quarkus-run.jar ]; then
+      log "building the relay (engine/relay, tests skipped)"
+      ./mvnw -B --no-transfer-progress -q -pl engine/relay -am -DskipTests package
+    fi
     "start_$name"
     STARTED+=("$name")
   else
@@ -196,6 +200,55 @@ run_phase() { # name script expected-seconds [VAR=value...]
 
 secs() { echo "${1%s}"; }
 
+published() { # the relay's vigil_relay_published_total, or nothing
+  curl -fsS --max-time 2 "$RELAY_METRICS" 2>/dev/null | awk '/^vigil_relay_published_total/ {s += $NF} END {if (NR) printf "%d", s}'
+}
+
+# Durable decisions at saturation: the relay drains a backlog of real decision events (the stream's
+# newest entry, copied BENCH_DRAIN_EVENTS times inside Redis) into Kafka while nothing else runs; its
+# published rate is the pipeline's capacity, which the AUTH phases (bounded by the engine) cannot reach.
+relay_drain_phase() {
+  if [ -z "$(listener_pid 9091)" ] || ! has stop_relay || ! has start_relay; then
+    log "relay drain: skipped (no relay running)"
+    return 0
+  fi
+  local n=${BENCH_DRAIN_EVENTS:-$([ "$PROFILE" = quick ] && echo 50000 || echo 200000)}
+  local stream=${VIGIL_OUTBOX_STREAM:-vigil:decisions}
+  echo relay-drain > "$OUT/.phase"
+  log "phase relay-drain: relay stopped, $n copies of a real decision event queued on $stream, relay restarted"
+  stop_relay >/dev/null
+  local added
+  added=$(redis-cli -h 127.0.0.1 -p 16379 EVAL "local e = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+    if not e then return 0 end
+    for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', unpack(e[2])) end
+    return tonumber(ARGV[1])" 1 "$stream" "$n" 2>&1 || true)
+  start_relay >/dev/null
+  write_pids
+  if [ "$added" != "$n" ]; then
+    log "relay drain: could not queue the backlog ($added)"
+    return 0
+  fi
+  # From the first read after the relay is ready until the count stops moving (3 s unchanged): the
+  # rate over that window. What the relay published while starting is before p0 and not counted.
+  local p0 t0 p1 t1 now count still=0 limit=$((SECONDS + 120))
+  p0=$(published); p0=${p0:-0}; t0=$(date +%s.%N)
+  p1=$p0; t1=$t0
+  while [ "$SECONDS" -lt "$limit" ] && [ "$still" -lt 3 ]; do
+    sleep 1
+    count=$(published); count=${count:-0}; now=$(date +%s.%N)
+    if [ "$count" -gt "$p1" ]; then p1=$count; t1=$now; still=0; else still=$((still + 1)); fi
+    log "  relay-drain: $((p1 - p0)) published (backlog $n)"
+  done
+  python3 - "$OUT/relay-drain.json" "$n" "${p0:-0}" "${p1:-0}" "$t0" "$t1" <<'PY'
+import json, sys
+out, n, p0, p1, t0, t1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+secs = max(t1 - t0, 1e-3)
+r = {"backlog": n, "published": p1 - p0, "seconds": round(secs, 2), "per_s": round((p1 - p0) / secs, 1)}
+json.dump(r, open(out, "w"))
+print(f"    relay published {r['published']:,} of the {n:,}-event backlog in {r['seconds']} s: {r['per_s']:,.0f}/s")
+PY
+}
+
 log "profile $PROFILE -> $OUT"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 "$BIN/ensure-deps.sh" >/dev/null
@@ -224,6 +277,8 @@ write_pids
 run_phase warmup-durability-off constant.js "$(secs "$OFF_WARM")" RATE=2000 DURATION="$OFF_WARM" P99_MS=1000 P95_MS=1000 P50_MS=1000
 run_phase max-auth-durability-off max.js "$(secs "$MAX_DUR")" TARGET=auth VUS="$VUS" DURATION="$MAX_DUR"
 run_phase constant-durability-off constant.js "$(secs "$OFF_DUR")" RATE=4000 DURATION="$OFF_DUR"
+
+relay_drain_phase
 
 echo "-" > "$OUT/.phase"
 kill "$SAMPLER" 2>/dev/null || true; SAMPLER=""

@@ -10,8 +10,8 @@
 #   summary.json, summary.md, <phase>.json (k6 summaries), <phase>.html (k6 dashboards), processes.csv,
 #   <phase>.log (k6 output), engine/relay metric snapshots around each phase.
 #
-#   environments/local/bin/loadtest.sh                     # full profile (~6 minutes)
-#   BENCH_PROFILE=quick environments/local/bin/loadtest.sh # < 2 minutes once built and warm
+#   environments/local/bin/loadtest.sh                     # full profile (~7 minutes of load)
+#   BENCH_PROFILE=quick environments/local/bin/loadtest.sh # sized for < 2 minutes once built (65 s of k6)
 # Other settings: BENCH_VUS (closed-loop VUs, 32), BENCH_STEPS / BENCH_STEP (ladder), BENCH_DASHBOARD=0
 # (skip the HTML export), BENCH_ENGINE_JAVA_OPTS (when this script starts the engine itself).
 #

@@ -85,7 +85,7 @@ demo_velocity() {
   echo
   echo "--- velocity: 8 transactions on one card within seconds, then a retry of the last"
   for i in 1 2 3 4 5 6 7 8 8; do
-    body="{\"transaction_id\":\"$card-$i\",\"card_hash\":\"$card\",\"amount\":12.50,\"currency\":\"EUR\",\"merchant_id\":\"m-grocery-001\",\"merchant_category_code\":\"5411\",\"card_present\":true,\"country_code\":\"DE\"}"
+    body="{\"transaction_id\":\"$card-$i\",\"card_hash\":\"$card\",\"amount\":12.50,\"currency\":\"EUR\",\"merchant_id\":\"m-bakery-042\",\"merchant_category_code\":\"5411\",\"card_present\":true,\"country_code\":\"DE\"}"
     out=$(curl -sS -H 'Content-Type: application/json' -d "$body" "$ENGINE_DATA_URL/v1/evaluate/auth")
     printf '    #%s  %s\n' "$i" "$(printf '%s' "$out" | python3 -c 'import json,sys; a=json.load(sys.stdin); print(a.get("decision"), a.get("engine_mode"), a.get("rule_id") or "-", a.get("reason_code") or "")' 2>/dev/null || printf '%s' "$out")"
   done

@@ -45,10 +45,12 @@ class ChartsOnClusterTest {
     static final Path OPERATOR_JAR = Repo.ROOT.resolve("operator/controller/target/quarkus-app/quarkus-run.jar");
     static Process operator;
     static Path operatorLog;
+    static String namespaceName;
 
     @BeforeAll
     static void crdsAndOperator(TestNamespace namespace) throws Exception {
         Kube.applyVigilCrds();
+        namespaceName = namespace.name();
         // The operator chart's pods are simulated by kwok (no container runtime here), so the packaged
         // operator runs as a local process against the same API server, watching this test's namespace.
         assertThat(OPERATOR_JAR).as("operator packaged (operator/controller)").exists();
@@ -69,6 +71,11 @@ class ChartsOnClusterTest {
             if (!operator.waitFor(20, TimeUnit.SECONDS)) {
                 operator.destroyForcibly();
             }
+        }
+        // After a failure midway, remove what the namespace's deletion would not: the operator
+        // release's cluster-scoped RBAC (no-op when the last test already uninstalled it).
+        if (namespaceName != null) {
+            Helm.run(LocalCluster.kubeconfig(), "uninstall", releaseFor(namespaceName), "--namespace", namespaceName, "--ignore-not-found");
         }
     }
 
@@ -91,7 +98,11 @@ class ChartsOnClusterTest {
     }
 
     private String operatorRelease() {
-        return "op-" + ns.substring(Math.max(0, ns.length() - 12));
+        return releaseFor(ns);
+    }
+
+    static String releaseFor(String namespace) {
+        return "op-" + namespace.substring(Math.max(0, namespace.length() - 12)).replaceAll("^-+", "");
     }
 
     @Test
@@ -162,7 +173,8 @@ class ChartsOnClusterTest {
     @Order(4)
     void aBadUpgradeIsRefusedAndTheReleaseKeepsServing() {
         Repo.Result r = Helm.run(kubeconfig, "upgrade", "fraud", Repo.ENGINE_CHART.toString(), "--namespace", ns,
-                "-f", Repo.ROOT.resolve("environments/local/values.yaml").toString(), "--set", "engine.velocityFailurePolicy=MAYBE");
+                "-f", Repo.ROOT.resolve("environments/local/values.yaml").toString(),
+                "--set", "slo.p99Ms=20", "--set", "rules.managedBy=chart", "--set", "engine.velocityFailurePolicy=MAYBE");
         assertThat(r.exit()).as("the CRD's enum refuses it").isNotZero();
         assertThat(r.stderr()).contains("velocityFailurePolicy");
         assertThat(client.genericKubernetesResources(FRAUD_ENGINE).inNamespace(ns).withName("fraud").get()

@@ -78,8 +78,10 @@ class SloRulesTest {
     @Test
     void everyAlertTellsWhatAndWhereToLook() {
         JsonNode rules = SloRules.parseYaml(Repo.renderRules(TEST_VALUES));
+        String runbooks = Repo.read(Repo.ROOT.resolve("docs/slo.md"));
         SloRules.rules(rules).stream().filter(r -> r.has("alert")).forEach(r -> {
             String name = r.get("alert").asText();
+            assertThat(runbooks).as("docs/slo.md has a section for %s (its runbook_url anchor)", name).contains("\n### " + name + "\n");
             assertThat(r.path("labels").path("severity").asText()).as(name).isIn("page", "ticket");
             assertThat(r.path("annotations").path("summary").asText()).as(name).isNotBlank();
             assertThat(r.path("annotations").path("description").asText()).as(name).isNotBlank();

@@ -152,6 +152,9 @@ wait_for kube-apiserver 180 alive_and kube-apiserver \
 # Controllers: the upstream default set ("*"), which includes the garbage collector, deployment and
 # replicaset, node-lifecycle (removes the not-ready taint once kwok reports a node Ready), namespace
 # and service-account(-token) controllers.
+# A long node-monitor grace period: on a loaded 2-core machine kwok's node heartbeats can come late;
+# with the 40 s default the node-lifecycle controller then marks every pod NotReady, and kwok's fast
+# pod stages never make them Ready again (tests saw NodeNotReady under load).
 start kube-controller-manager "$KCM_PORT" \
   --kubeconfig "$COMPONENT_KUBECONFIG" \
   --authentication-kubeconfig "$COMPONENT_KUBECONFIG" \
@@ -160,6 +163,7 @@ start kube-controller-manager "$KCM_PORT" \
   --secure-port "$KCM_PORT" \
   --leader-elect=false \
   --controllers '*' \
+  --node-monitor-grace-period 10m \
   --service-account-private-key-file "$PKI/sa.key" \
   --root-ca-file "$CA" \
   --cluster-signing-cert-file "$CA" \

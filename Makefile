@@ -23,7 +23,8 @@ deps: ## Install what the tests and the local platform need (redis-server, ...)
 build: ## Compile and package every module (no tests)
 	$(MVN) -DskipTests package
 
-test: deps ## Run every test (what CI runs)
+test: deps ## Run every test (what CI runs): the k6 traffic generator's Node tests, then every Maven module
+	node --test loadtests/test/
 	$(MVN) verify
 
 run: deps build ## Start the platform locally and show it working
@@ -86,6 +87,11 @@ prometheus-start: ## Start the local Prometheus (127.0.0.1:19090) scraping the l
 prometheus-stop: ## Stop the local Prometheus (its data stays for make slo-report)
 	@$(LOCAL)/prometheus-lib.sh stop
 
+# ---- Velocity (docs/velocity.md) ----
+.PHONY: bench-velocity
+bench-velocity: ## Velocity benchmark: script round trip on a local redis-server, AUTH with vs without 3 velocity rules (wrk)
+	@$(LOCAL)/bench-velocity.sh
+
 # ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----
 .PHONY: watch-decisions
 watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)
@@ -105,8 +111,3 @@ operator-run: ## Run the operator out of cluster against the local control plane
 
 operator-sample: ## Apply the sample FraudRulesets + FraudEngine and show their status (operator must run)
 	@$(LOCAL)/operator-sample.sh
-
-# ---- Velocity (docs/velocity.md) ----
-.PHONY: bench-velocity
-bench-velocity: ## Velocity benchmark: script round trip on a local redis-server, AUTH with vs without 3 velocity rules (wrk)
-	@$(LOCAL)/bench-velocity.sh

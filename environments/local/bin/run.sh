@@ -12,6 +12,7 @@ BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
 [ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
 [ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
+. "$BIN/kube-lib.sh"
 
 pretty() {
   if command -v python3 >/dev/null 2>&1; then python3 -m json.tool 2>/dev/null || cat; else cat; fi
@@ -93,6 +94,7 @@ main() {
   if declare -F durability_info >/dev/null; then
     durability_info
   fi
+  start_kube
 }
 
 main "$@"

@@ -8,7 +8,9 @@ BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
 [ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
 [ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
+. "$BIN/kube-lib.sh"
 
+stop_kube
 # Prometheus first, so the stopped engine does not show as a scrape failure; its data stays for make slo-report
 if declare -F stop_prometheus >/dev/null; then
   stop_prometheus

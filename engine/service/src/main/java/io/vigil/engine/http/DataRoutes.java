@@ -173,6 +173,8 @@ public class DataRoutes {
             reject(ctx, endpoint, 400, "INVALID_REQUEST", "body: could not be read", null);
         } else {
             LOG.errorf(ctx.failure(), "unexpected failure on %s", ctx.request().path());
+            // Counted with the 4xx rejections: the availability SLI reads status="500" from this counter.
+            decisions.metrics().rejected(endpoint, 500, "INTERNAL_ERROR");
             if (!ctx.response().ended()) {
                 Errors.send(ctx.response(), 500, "INTERNAL_ERROR", "unexpected engine error", null);
             }

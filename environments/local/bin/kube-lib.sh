@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make run`'s Kubernetes part: the local control plane (no containers; docs/local-environment.md),
+# the operator out of cluster, and the sample FraudRulesets + FraudEngine with their status.
+# Sourced by run.sh/stop.sh. VIGIL_RUN_KUBE=0 skips it (the data plane alone starts in seconds; a
+# fresh machine first builds kube-apiserver and friends from Go modules, which takes minutes).
+KUBE_LIB_BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KUBE_LIB_ROOT="$(cd "$KUBE_LIB_BIN/../../.." && pwd)"
+
+start_kube() {
+  [ "${VIGIL_RUN_KUBE:-1}" = 0 ] && { echo "==> local Kubernetes skipped (VIGIL_RUN_KUBE=0)"; return 0; }
+  echo
+  echo "==> local Kubernetes control plane (make cluster-up; builds its tools on first use)"
+  "$KUBE_LIB_BIN/cluster-up.sh"
+  "$KUBE_LIB_BIN/cluster-crds.sh" all
+  echo "==> operator (out of cluster)"
+  "$KUBE_LIB_BIN/operator-run.sh" --background
+  echo "==> sample FraudRulesets and FraudEngine"
+  "$KUBE_LIB_BIN/operator-sample.sh"
+  cat <<TXT
+    kubectl             export KUBECONFIG=$KUBE_LIB_ROOT/.local/cluster/kubeconfig
+                        $("$KUBE_LIB_BIN/tools.sh" path kubectl) get fraudengines,fraudrulesets -A
+    operator log        .local/operator/operator.log
+TXT
+}
+
+stop_kube() {
+  local pidfile="$KUBE_LIB_ROOT/.local/operator/operator.pid" pid
+  if [ -f "$pidfile" ]; then
+    pid=$(cat "$pidfile")
+    if kill -0 "$pid" 2>/dev/null && grep -q "vigil-operator" "/proc/$pid/cmdline" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -9 "$pid" 2>/dev/null || true
+      echo "==> operator stopped (pid $pid)"
+    fi
+    rm -f "$pidfile"
+  fi
+  if [ -f "$KUBE_LIB_ROOT/.local/cluster/kubeconfig" ]; then
+    "$KUBE_LIB_BIN/cluster-down.sh" || true
+  fi
+}

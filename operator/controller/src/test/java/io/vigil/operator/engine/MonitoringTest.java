@@ -3,35 +3,52 @@ package io.vigil.operator.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.openshift.api.model.monitoring.v1.Rule;
+import io.fabric8.openshift.api.model.monitoring.v1.RuleGroup;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.engine.desired.Monitoring;
+import io.vigil.operator.engine.desired.SloRuleSource;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MonitoringTest {
 
-    static List<Rule> alerts(FraudEngine fe) {
-        return Monitoring.prometheusRule(fe).getSpec().getGroups().get(1).getRules();
+    static List<Rule> rules(FraudEngine fe) {
+        return Monitoring.prometheusRule(fe).getSpec().getGroups().stream().map(RuleGroup::getRules).flatMap(List::stream).toList();
+    }
+
+    static List<Rule> alerts(FraudEngine fe, String name) {
+        return rules(fe).stream().filter(r -> name.equals(r.getAlert())).toList();
     }
 
     @Test
-    void burnRatesAreTheWorkbooksForAThirtyDayWindow() {
-        FraudEngine fe = Fixtures.engine("defaults"); // availability 99.9 → budget 0.001
-        String fast = alerts(fe).get(0).getExpr().getStrVal();
-        String slow = alerts(fe).get(1).getExpr().getStrVal();
-        // 14.4 × 0.001 over 1h/5m, 6 × 0.001 over 6h/30m; 3 × 0.001 over 1d/2h, 1 × 0.001 over 3d/6h
-        assertThat(fast).contains("ratio_rate1h{", "> 0.0144", "ratio_rate5m{", "ratio_rate6h{", "> 0.006", "ratio_rate30m{");
-        assertThat(slow).contains("ratio_rate1d{", "> 0.003", "ratio_rate2h{", "ratio_rate3d{", "> 0.001", "ratio_rate6h{");
+    void prometheusRuleIsTheSharedRuleSourceRenderedForTheEngine() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        var rule = Monitoring.prometheusRule(fe);
+        // One rule source for the chart and the operator: the spec is exactly the rendered shared file.
+        assertThat(rule.getSpec()).isEqualTo(SloRuleSource.spec(fe));
+        assertThat(rule.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("FraudEngine"));
+        assertThat(rules(fe)).extracting(Rule::getRecord).contains("vigil:auth_latency_seconds:p99");
     }
 
     @Test
-    void burnRatesScaleWithTheWindowAndLatencyAlertsUseTheObjectives() {
-        FraudEngine fe = Fixtures.engine("replication"); // 99.95 over 28d → budget 0.0005, fast factor 13.44
-        assertThat(alerts(fe).get(0).getExpr().getStrVal()).contains("> 0.00672");
-        assertThat(alerts(fe)).extracting(Rule::getAlert).contains("VigilAuthLatencyP99AboveObjective");
-        assertThat(alerts(fe).stream().filter(r -> r.getAlert().equals("VigilAuthLatencyP99AboveObjective")).findFirst().orElseThrow()
-                .getExpr().getStrVal()).endsWith("> 0.008");
+    void burnRateTiersAreTheWorkbooksScaledToTheWindow() {
+        FraudEngine fe = Fixtures.engine("defaults"); // 30d → 720 h, 99.9 %
+        List<Rule> burn = alerts(fe, "VigilAuthAvailabilityBudgetBurn");
+        assertThat(burn).extracting(r -> r.getLabels().get("burn_factor")).containsExactly("14.4", "6", "3", "1");
+        assertThat(burn.get(0).getExpr().getStrVal()).contains("(14.4 * 720 / 720) * (1 - 99.9 / 100)");
+
+        FraudEngine other = Fixtures.engine("replication"); // 28d → 672 h, 99.95 %
+        assertThat(alerts(other, "VigilAuthAvailabilityBudgetBurn").get(0).getExpr().getStrVal())
+                .contains("(14.4 * 672 / 720) * (1 - 99.95 / 100)");
+    }
+
+    @Test
+    void latencyObjectivesBecomeHistogramBoundaries() {
+        FraudEngine fe = Fixtures.engine("replication"); // p99 7.5 ms
+        assertThat(rules(fe)).anySatisfy(r -> assertThat(r.getExpr().getStrVal()).contains("le=\"0.0075\""));
+        assertThat(alerts(fe, "VigilAuthLatencyP99BudgetBurn")).hasSize(4);
     }
 
     @Test

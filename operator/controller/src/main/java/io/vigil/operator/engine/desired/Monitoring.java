@@ -6,22 +6,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.openshift.api.model.monitoring.v1.EndpointBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleBuilder;
-import io.fabric8.openshift.api.model.monitoring.v1.Rule;
-import io.fabric8.openshift.api.model.monitoring.v1.RuleBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitorBuilder;
-import io.vigil.operator.api.v1alpha1.Durations;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.SloSpec;
 import io.vigil.operator.engine.Names;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -31,7 +25,6 @@ import java.util.Map;
 public final class Monitoring {
 
     public static final String METRICS_LABEL = "vigil.io/metrics";
-    static final String[] RATE_WINDOWS = {"5m", "30m", "1h", "2h", "6h", "1d", "3d"};
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private Monitoring() {
@@ -68,83 +61,15 @@ public final class Monitoring {
         return Math.round((100.0 - slo.availability) * 1e6) / 1e8;
     }
 
+
     /**
-     * Burn rate that spends {@code budgetShare} of the budget within {@code alertWindow}, for an SLO
-     * window of any length (14.4, 6, 3 and 1 for the workbook's 30 days).
+     * The SLO rules from the one rule source the Helm chart also renders
+     * (charts/vigil-engine/files/rules, see {@link SloRuleSource}), filled in from spec.slo.
      */
-    static double burnRate(SloSpec slo, double budgetShare, String alertWindow) {
-        double windowHours = Durations.parse(slo.window).toMinutes() / 60.0;
-        double alertHours = Durations.parse(alertWindow).toMinutes() / 60.0;
-        return Math.round(budgetShare * windowHours / alertHours * 1000) / 1000.0;
-    }
-
     public static PrometheusRule prometheusRule(FraudEngine fe) {
-        SloSpec slo = fe.getSpec().slo;
-        String sel = selector(fe);
-        Map<String, String> ruleLabels = Map.of("vigil_engine", fe.getMetadata().getName(), "namespace", fe.getMetadata().getNamespace());
-        List<Rule> recording = new ArrayList<>();
-        for (String w : RATE_WINDOWS) {
-            recording.add(record("vigil:auth_requests:rate" + w, "sum(rate(vigil_evaluate_seconds_count{" + sel + "}[" + w + "]))", ruleLabels));
-            recording.add(record("vigil:auth_errors:ratio_rate" + w,
-                    "sum(rate(vigil_evaluate_seconds_count{" + sel + ",mode!=\"NORMAL\"}[" + w + "]))"
-                            + " / clamp_min(sum(rate(vigil_evaluate_seconds_count{" + sel + "}[" + w + "])), 1e-9)", ruleLabels));
-        }
-        for (String q : List.of("50", "95", "99")) {
-            recording.add(record("vigil:auth_latency_seconds:p" + q,
-                    "histogram_quantile(0." + q + ", sum by (le) (rate(vigil_evaluate_seconds_bucket{" + sel + "}[5m])))", ruleLabels));
-        }
-
-        String eng = "vigil_engine=\"" + fe.getMetadata().getName() + "\",namespace=\"" + fe.getMetadata().getNamespace() + "\"";
-        double b = budget(slo);
-        List<Rule> alerts = new ArrayList<>();
-        alerts.add(alert("VigilErrorBudgetBurnFast", "page",
-                burn(eng, "1h", "5m", burnRate(slo, 0.02, "1h"), b) + "\nor\n" + burn(eng, "6h", "30m", burnRate(slo, 0.05, "6h"), b),
-                "2m", fe, "AUTH answers that are not NORMAL are burning the " + slo.window + " error budget fast (2% in 1h or 5% in 6h)."));
-        alerts.add(alert("VigilErrorBudgetBurnSlow", "ticket",
-                burn(eng, "1d", "2h", burnRate(slo, 0.10, "1d"), b) + "\nor\n" + burn(eng, "3d", "6h", burnRate(slo, 0.10, "3d"), b),
-                "15m", fe, "AUTH answers that are not NORMAL are burning the " + slo.window + " error budget (10% in 1d or 3d)."));
-        Map<String, Double> objectives = new LinkedHashMap<>();
-        objectives.put("50", slo.p50Ms);
-        objectives.put("95", slo.p95Ms);
-        objectives.put("99", slo.p99Ms);
-        objectives.forEach((q, ms) -> alerts.add(alert("VigilAuthLatencyP" + q + "AboveObjective", "ticket",
-                "vigil:auth_latency_seconds:p" + q + "{" + eng + "} > " + seconds(ms), "10m", fe,
-                "AUTH p" + q + " latency is above its objective of " + ms + " ms.")));
-
         return new PrometheusRuleBuilder()
                 .withMetadata(Meta.of(fe, Names.slo(fe), "monitoring"))
-                .withNewSpec()
-                .addNewGroup().withName("vigil-" + fe.getMetadata().getName() + "-slo-recording").withInterval("30s").withRules(recording).endGroup()
-                .addNewGroup().withName("vigil-" + fe.getMetadata().getName() + "-slo-alerts").withRules(alerts).endGroup()
-                .endSpec()
-                .build();
-    }
-
-    private static String burn(String eng, String longW, String shortW, double factor, double budget) {
-        String threshold = fmt(factor * budget);
-        return "(vigil:auth_errors:ratio_rate" + longW + "{" + eng + "} > " + threshold
-                + " and vigil:auth_errors:ratio_rate" + shortW + "{" + eng + "} > " + threshold + ")";
-    }
-
-    static String seconds(double ms) {
-        return fmt(ms / 1000.0);
-    }
-
-    static String fmt(double d) {
-        return String.format(Locale.ROOT, "%.8f", d).replaceAll("0+$", "").replaceAll("\\.$", "");
-    }
-
-    private static Rule record(String name, String expr, Map<String, String> labels) {
-        return new RuleBuilder().withRecord(name).withExpr(new IntOrString(expr)).withLabels(new LinkedHashMap<>(labels)).build();
-    }
-
-    private static Rule alert(String name, String severity, String expr, String forDuration, FraudEngine fe, String summary) {
-        return new RuleBuilder().withAlert(name).withExpr(new IntOrString(expr)).withFor(forDuration)
-                .withLabels(new LinkedHashMap<>(Map.of("severity", severity)))
-                .withAnnotations(new LinkedHashMap<>(Map.of(
-                        "summary", summary,
-                        "runbook_url", "docs/runbooks/ruleset-upgrade-rollback.md",
-                        "fraudengine", fe.getMetadata().getNamespace() + "/" + fe.getMetadata().getName())))
+                .withSpec(SloRuleSource.spec(fe))
                 .build();
     }
 

@@ -1,20 +1,18 @@
 package io.vigil.testing.redis;
 
+import io.vigil.testing.LocalProcesses;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real {@code redis-server} process on a free loopback port, with its own temporary directory.
@@ -415,38 +413,14 @@ public final class RedisServer implements AutoCloseable {
     }
 
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
-            socket.bind(new InetSocketAddress(HOST, 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
-        }
+        return LocalProcesses.freePort(HOST);
     }
 
     static void deleteRecursively(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException ignored) {
-            // best effort
-        }
+        LocalProcesses.deleteRecursively(dir);
     }
 
     static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        LocalProcesses.sleep(millis);
     }
 }

@@ -3,10 +3,7 @@
 # the state of each part. `make logs FOLLOW=1` keeps following them.
 set -euo pipefail
 BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$BIN/engine-lib.sh"
-[ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
-[ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
-[ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
+. "$BIN/platform-lib.sh"
 LINES="${LINES_PER_LOG:-40}"
 
 engine_status

@@ -4,15 +4,11 @@
 # shows the logs. Idempotent: running it again keeps what runs (restarting the engine if it was rebuilt).
 #
 # One function per part, started in dependency order; later parts (Kafka, relay, local cluster) are
-# added as start_<part> functions in their own *-lib.sh and one line in main below (and in stop.sh).
+# added as start_<part> functions in their own *-lib.sh, listed in platform-lib.sh, and one line in main
+# below (and in stop.sh).
 set -euo pipefail
 BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$BIN/engine-lib.sh"
-[ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
-[ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
-[ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
-[ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
-. "$BIN/kube-lib.sh"
+. "$BIN/platform-lib.sh"
 
 pretty() {
   if command -v python3 >/dev/null 2>&1; then python3 -m json.tool 2>/dev/null || cat; else cat; fi

@@ -3,12 +3,7 @@
 # order of start: the engine first (it flushes its outbox into Redis), then Redis. Safe to run twice.
 set -euo pipefail
 BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$BIN/engine-lib.sh"
-[ -f "$BIN/redis-lib.sh" ] && . "$BIN/redis-lib.sh"
-[ -f "$BIN/kafka-lib.sh" ] && . "$BIN/kafka-lib.sh"
-[ -f "$BIN/relay-lib.sh" ] && . "$BIN/relay-lib.sh"
-[ -f "$BIN/prometheus-lib.sh" ] && . "$BIN/prometheus-lib.sh"
-. "$BIN/kube-lib.sh"
+. "$BIN/platform-lib.sh"
 
 stop_kube
 # Prometheus first, so the stopped engine does not show as a scrape failure; its data stays for make slo-report

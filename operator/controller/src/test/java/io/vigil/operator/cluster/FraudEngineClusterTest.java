@@ -65,8 +65,7 @@ class FraudEngineClusterTest {
         try (Stream<Path> files = Files.list(Fixtures.repoRoot().resolve("crds"))) {
             for (Path f : files.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
                 CustomResourceDefinition crd = Fixtures.read(f, CustomResourceDefinition.class);
-                client.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
-                awaitTrue("CRD " + crd.getMetadata().getName() + " established", () -> established(crd.getMetadata().getName()));
+                LocalCluster.applyCrd(client, crd);
             }
         }
         for (FraudRuleset r : Fixtures.sampleRulesets(ns)) {
@@ -355,12 +354,6 @@ class FraudEngineClusterTest {
             default -> "prometheusrules.monitoring.coreos.com";
         };
         return client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null;
-    }
-
-    static boolean established(String crd) {
-        CustomResourceDefinition c = client.apiextensions().v1().customResourceDefinitions().withName(crd).get();
-        return c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
-                .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
     }
 
     /** What the cluster looked like, for timeout messages: engines' conditions, pods' readiness, nodes. */

@@ -18,6 +18,7 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudLoadTest;
 import io.vigil.operator.api.v1alpha1.FraudLoadTestStatus;
+import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.io.IOException;
@@ -28,7 +29,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -58,10 +58,7 @@ class FraudLoadTestClusterTest {
         for (String f : List.of("fraudengines.vigil.io-v1.yml", "fraudloadtests.vigil.io-v1.yml")) {
             try (InputStream in = Files.newInputStream(LoadTests.repoRoot().resolve("crds").resolve(f))) {
                 CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
-                client.resource(crd).fieldManager("vigil-test").forceConflicts().serverSideApply();
-                client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                        .waitUntilCondition(c -> c.getStatus() != null && c.getStatus().getConditions().stream()
-                                .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 60, TimeUnit.SECONDS);
+                LocalCluster.applyCrd(client, crd);
             }
         }
         K6Crd.forget();

@@ -1,5 +1,6 @@
 package io.vigil.testing.kube;
 
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -98,6 +99,24 @@ public final class LocalCluster {
      */
     public static void uninstallCrds(String... sets) {
         crds(true, sets);
+    }
+
+    /**
+     * Server-side applies one CRD (e.g. a committed file under {@code crds/}) and waits until the API
+     * server reports it Established. A freshly created CRD has no status conditions for a moment, so
+     * a missing list counts as "not yet", not as an error.
+     */
+    public static void applyCrd(KubernetesClient client, CustomResourceDefinition crd) {
+        client.resource(crd).fieldManager("vigil-test").forceConflicts().serverSideApply();
+        client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+                .waitUntilCondition(LocalCluster::established, 60, TimeUnit.SECONDS);
+    }
+
+    /** Whether the CRD exists and its Established condition is True (null-safe while status is empty). */
+    public static boolean established(CustomResourceDefinition crd) {
+        return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
+                && crd.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     /** The Helm 3 binary (built into {@code ~/.cache/vigil/bin} on first use). */

@@ -7,6 +7,7 @@
 # Tests never use this broker: they start their own on free ports (io.vigil.testing.kafka).
 
 VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 KAFKA_PORT="${VIGIL_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${VIGIL_KAFKA_CONTROLLER_PORT:-19093}"
 KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
@@ -28,12 +29,7 @@ kafka_classpath() {
 }
 
 kafka_pid() {
-  local pid
-  [ -f "$KAFKA_PIDFILE" ] || return 1
-  pid=$(cat "$KAFKA_PIDFILE")
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'kafka.Kafka' || return 1
-  echo "$pid"
+  recorded_pid "$KAFKA_PIDFILE" kafka.Kafka
 }
 
 kafka_port_open() {
@@ -41,7 +37,7 @@ kafka_port_open() {
 }
 
 start_kafka() {
-  local java cp pid i
+  local java cp pid
   java=$(kafka_java)
   cp=$(kafka_classpath) || return 1
   mkdir -p "$KAFKA_DIR"
@@ -77,41 +73,15 @@ PROPS
       "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$KAFKA_DIR/server.properties" >> "$KAFKA_LOG" 2>&1
     fi
     echo "==> starting kafka (KRaft) on $KAFKA_BOOTSTRAP (data $KAFKA_DIR, log $KAFKA_LOG)"
-    echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts kafka -----" >> "$KAFKA_LOG"
-    setsid nohup "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
-      >> "$KAFKA_LOG" 2>&1 < /dev/null &
-    echo $! > "$KAFKA_PIDFILE"
-    for i in $(seq 1 120); do
-      kafka_port_open && break
-      if ! kill -0 "$(cat "$KAFKA_PIDFILE")" 2>/dev/null; then
-        echo "ERROR: kafka exited while starting; last lines of $KAFKA_LOG:" >&2
-        tail -n 30 "$KAFKA_LOG" >&2
-        return 1
-      fi
-      sleep 0.5
-    done
+    start_background kafka "$KAFKA_PIDFILE" "$KAFKA_LOG" 90 kafka_port_open -- \
+      "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" || return 1
   fi
   # creating the topic also waits until the broker serves (the Admin client retries)
   "$java" -cp "$cp" "$KAFKA_TOOL" create-topic "$KAFKA_BOOTSTRAP" "$DECISIONS_TOPIC" "$DECISIONS_PARTITIONS" 2>>"$KAFKA_LOG"
 }
 
 stop_kafka() {
-  local pid i
-  if ! pid=$(kafka_pid); then
-    rm -f "$KAFKA_PIDFILE"
-    return 0
-  fi
-  echo "==> stopping kafka (pid $pid)"
-  kill "$pid" 2>/dev/null || true
-  for i in $(seq 1 60); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    echo "    kafka did not stop in 30 s; SIGKILL"
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$KAFKA_PIDFILE"
+  stop_background kafka "$KAFKA_PIDFILE" kafka.Kafka 30
 }
 
 kafka_status() {

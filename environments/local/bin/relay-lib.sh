@@ -6,23 +6,25 @@
 # Management (health, metrics) on 9091. Log .local/run/relay.log.
 
 VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 RELAY_PIDFILE="$VIGIL_ROOT/.local/run/relay.pid"
 RELAY_LOG="$VIGIL_ROOT/.local/run/relay.log"
 RELAY_JAR="$VIGIL_ROOT/engine/relay/target/quarkus-app/quarkus-run.jar"
 RELAY_MANAGEMENT_PORT="${VIGIL_RELAY_MANAGEMENT_PORT:-9091}"
 RELAY_MANAGEMENT_URL="http://127.0.0.1:$RELAY_MANAGEMENT_PORT"
 
+RELAY_PATTERN='relay/target/quarkus-app/quarkus-run.jar'
+
 relay_pid() {
-  local pid
-  [ -f "$RELAY_PIDFILE" ] || return 1
-  pid=$(cat "$RELAY_PIDFILE")
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'relay/target/quarkus-app/quarkus-run.jar' || return 1
-  echo "$pid"
+  recorded_pid "$RELAY_PIDFILE" "$RELAY_PATTERN"
+}
+
+relay_ready() {
+  curl -fsS -o /dev/null --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready" 2>/dev/null
 }
 
 start_relay() {
-  local java pid i
+  local java pid
   mkdir -p "$(dirname "$RELAY_PIDFILE")"
   [ -f "$RELAY_JAR" ] || { echo "ERROR: $RELAY_JAR is missing: run 'make build'" >&2; return 1; }
   if pid=$(relay_pid); then
@@ -40,47 +42,22 @@ start_relay() {
   fi
   java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
   echo "==> starting the relay: Redis stream vigil:decisions -> Kafka ${KAFKA_BOOTSTRAP:-127.0.0.1:19092} topic ${DECISIONS_TOPIC:-fraud.card.decisions.v1}; management $RELAY_MANAGEMENT_URL"
-  echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts the relay -----" >> "$RELAY_LOG"
-  setsid nohup "$java" -Xmx256m \
+  start_background "the relay" "$RELAY_PIDFILE" "$RELAY_LOG" 60 relay_ready -- \
+    "$java" -Xmx256m \
     -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
     -Dquarkus.redis.hosts="redis://127.0.0.1:${REDIS_PORT:-16379}" \
     -Dvigil.relay.bootstrap-servers="${KAFKA_BOOTSTRAP:-127.0.0.1:19092}" \
     -Dvigil.relay.topic="${DECISIONS_TOPIC:-fraud.card.decisions.v1}" \
     -Dvigil.relay.consumer-name=relay-local \
     ${VIGIL_RELAY_JAVA_OPTS:-} \
-    -jar "$RELAY_JAR" >> "$RELAY_LOG" 2>&1 < /dev/null &
-  echo $! > "$RELAY_PIDFILE"
-  for i in $(seq 1 120); do
-    if curl -fsS -o /dev/null --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready" 2>/dev/null; then
-      return 0
-    fi
-    if ! kill -0 "$(cat "$RELAY_PIDFILE")" 2>/dev/null; then
-      echo "ERROR: the relay exited while starting; last lines of $RELAY_LOG:" >&2
-      tail -n 30 "$RELAY_LOG" >&2
-      return 1
-    fi
-    sleep 0.5
-  done
-  echo "ERROR: the relay is not ready after 60 s: $(curl -s "$RELAY_MANAGEMENT_URL/q/health/ready")" >&2
+    -jar "$RELAY_JAR" && return 0
+  # still running but not ready: its health says which dependency (Redis, Kafka) it waits for
+  relay_pid >/dev/null && echo "    readiness: $(curl -s --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready")" >&2
   return 1
 }
 
 stop_relay() {
-  local pid i
-  if ! pid=$(relay_pid); then
-    rm -f "$RELAY_PIDFILE"
-    return 0
-  fi
-  echo "==> stopping the relay (pid $pid)"
-  kill "$pid" 2>/dev/null || true
-  for i in $(seq 1 60); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$RELAY_PIDFILE"
+  stop_background "the relay" "$RELAY_PIDFILE" "$RELAY_PATTERN" 30
 }
 
 relay_status() {

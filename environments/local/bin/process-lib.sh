@@ -1,0 +1,66 @@
+# Background processes of `make run` by pid file (sourced by the *-lib.sh of the parts, not run): the
+# one way a part is started detached, waited for and stopped, so `make stop` ends exactly what
+# `make run` started and nothing else.
+#   recorded_pid PIDFILE PATTERN      the pid in PIDFILE if that process lives and its command line
+#                                     contains PATTERN (a reused pid of another program does not count)
+#   start_background NAME PIDFILE LOG TIMEOUT READY -- COMMAND [ARGS...]
+#                                     runs COMMAND detached, appends its output to LOG, records its pid,
+#                                     then polls READY (a command or function) every 0.5 s until it succeeds;
+#                                     fails with the log's tail if the process exits or TIMEOUT seconds pass
+#   stop_background NAME PIDFILE PATTERN GRACE
+#                                     SIGTERM to the recorded process, SIGKILL after GRACE seconds,
+#                                     removes PIDFILE; nothing to do when it is not running
+
+recorded_pid() {
+  local pidfile="$1" pattern="$2" pid
+  [ -f "$pidfile" ] || return 1
+  pid=$(cat "$pidfile")
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+  echo "$pid"
+}
+
+start_background() {
+  local name="$1" pidfile="$2" log="$3" timeout="$4" ready="$5" pid i
+  shift 5
+  [ "${1:-}" = "--" ] && shift
+  mkdir -p "$(dirname "$pidfile")" "$(dirname "$log")"
+  echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts $name -----" >> "$log"
+  # setsid: the process outlives this script and the terminal's Ctrl-C; stop_background ends it by its pid.
+  setsid nohup "$@" >> "$log" 2>&1 < /dev/null &
+  pid=$!
+  echo "$pid" > "$pidfile"
+  for i in $(seq 1 $((timeout * 2))); do
+    $ready && return 0
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "ERROR: $name exited while starting; last lines of $log:" >&2
+      tail -n 30 "$log" >&2
+      rm -f "$pidfile"
+      return 1
+    fi
+    sleep 0.5
+  done
+  echo "ERROR: $name (pid $pid) is not ready after $timeout s; it is still running ('make stop' ends it);" \
+       "last lines of $log:" >&2
+  tail -n 30 "$log" >&2
+  return 1
+}
+
+stop_background() {
+  local name="$1" pidfile="$2" pattern="$3" grace="$4" pid i
+  if ! pid=$(recorded_pid "$pidfile" "$pattern"); then
+    rm -f "$pidfile"
+    return 0
+  fi
+  echo "==> stopping $name (pid $pid)"
+  kill "$pid" 2>/dev/null || true
+  for i in $(seq 1 $((grace * 2))); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "    $name did not stop in $grace s; SIGKILL"
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}

@@ -189,7 +189,7 @@ def report(results):
         if k6 and k6["overall"]["requests"]:
             p["cpu_us_per_request"] = {
                 n: round(v["cpu_avg_pct"] / 100.0 * k6["duration_s"] / k6["overall"]["requests"] * 1e6, 1)
-                for n, v in p["processes"].items() if n in ("engine", "redis", "k6", "kafka", "relay")}
+                for n, v in p["processes"].items() if n in ("engine", "redis", "k6", "wrk", "kafka", "relay")}
     by = {p["name"]: p for p in phases}
 
     def part(phase, rate):
@@ -244,6 +244,9 @@ def report(results):
                 f"no drain phase; {_fmt(durable, 0)}/s published during closed-loop AUTH (bounded by AUTH)"
                 if durable is not None else "relay not running")
 
+    wrk_auth, wrk_noop = overall("ceiling-auth-wrk"), overall("ceiling-noop-wrk")
+    wrk_ratio = wrk_auth["rps"] / wrk_noop["rps"] if wrk_auth and wrk_noop and wrk_noop["rps"] else None
+
     dur_on, dur_off = overall("max-auth"), overall("max-auth-durability-off")
     durability = None
     if dur_on and dur_off and dur_off["rps"]:
@@ -253,7 +256,10 @@ def report(results):
             durability.update({"p99_on_ms": on_mid["latency_ms"]["p99"], "p99_off_ms": off_mid["latency_ms"]["p99"]})
 
     summary = {"meta": meta, "phases": phases, "verdicts": verdicts, "relay_drain": drain,
-               "ratios": {"auth_vs_noop": round(ratio, 3) if ratio else None, "durability": durability}}
+               "ratios": {"auth_vs_noop": round(ratio, 3) if ratio else None,
+                          "auth_vs_noop_wrk": round(wrk_ratio, 3) if wrk_ratio else None,
+                          "ceiling_wrk": {"auth_rps": wrk_auth["rps"], "noop_rps": wrk_noop["rps"]} if wrk_ratio else None,
+                          "durability": durability}}
     with open(os.path.join(results, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     md = markdown(summary)
@@ -295,25 +301,30 @@ def markdown(s):
     if notes:
         out += [""] + notes
     out += ["", "## Processes (CPU % of one core, averaged over the phase; RSS max)", "",
-            "| Phase | " + " | ".join(["engine", "redis", "kafka", "relay", "k6"]) + " |", "|---|---|---|---|---|---|"]
+            "| Phase | " + " | ".join(["engine", "redis", "kafka", "relay", "generator (k6 or wrk)"]) + " |", "|---|---|---|---|---|---|"]
     for p in s["phases"]:
         cells = []
         for n in ["engine", "redis", "kafka", "relay", "k6"]:
-            v = p["processes"].get(n)
+            v = p["processes"].get(n) or (p["processes"].get("wrk") if n == "k6" else None)
             cells.append(f"{v['cpu_avg_pct']:.0f}% / {v['rss_max_mb']:.0f} MB" if v else "-")
         out.append(f"| {p['name']} | " + " | ".join(cells) + " |")
     out += ["", "## CPU per request (microseconds of CPU per answered request, from the samples above)", "",
             "What a request costs each process, independent of how much of the machine others took during the run:",
             "the capacity of two free cores is about 2,000,000 / (sum of the row) requests per second.", "",
-            "| Phase | engine | redis | kafka | relay | k6 | sum |", "|---|---:|---:|---:|---:|---:|---:|"]
+            "| Phase | engine | redis | kafka | relay | generator | sum |", "|---|---:|---:|---:|---:|---:|---:|"]
     for p in s["phases"]:
         if p.get("cpu_us_per_request"):
             c = p["cpu_us_per_request"]
-            out.append(f"| {p['name']} | " + " | ".join(_fmt(c.get(n), 0) for n in ("engine", "redis", "kafka", "relay", "k6"))
+            gen = c.get("k6", c.get("wrk"))
+            out.append(f"| {p['name']} | " + " | ".join(_fmt(v, 0) for v in (c.get("engine"), c.get("redis"), c.get("kafka"), c.get("relay"), gen))
                        + f" | {_fmt(sum(v for v in c.values() if v is not None), 0)} |")
     r = s["ratios"]
     out += ["", "## Ratios (same run)", ""]
     out.append(f"- AUTH / no-op closed-loop throughput: {_fmt(r['auth_vs_noop'])}")
+    if r.get("auth_vs_noop_wrk"):
+        c = r["ceiling_wrk"]
+        out.append(f"- AUTH / no-op with wrk (the engine's ceiling, light generator): {_fmt(r['auth_vs_noop_wrk'])} "
+                   f"({_fmt(c['auth_rps'], 0)}/s vs {_fmt(c['noop_rps'], 0)}/s)")
     d = r["durability"]
     if d:
         out.append(f"- Durability on / off closed-loop throughput: {_fmt(d['max_ratio'])} "

@@ -3,6 +3,7 @@
 # as local processes, warms the engine up, then in one run measures
 #   1. the engine's own no-op endpoint, closed loop (the HTTP ceiling of the same server)
 #   2. AUTH closed loop (durability on)            -> AUTH / no-op ratio
+#      and both again with wrk, a light generator   -> the engine's own ceiling (k6 is heavy)
 #   3. the AUTH open-loop ladder (durability on)   -> latency per rate, the knee
 #   4. the engine restarted with durability off: warm-up, closed loop, constant 4,000/s
 #                                                   -> durability on / off ratios
@@ -13,7 +14,8 @@
 #   environments/local/bin/loadtest.sh                     # full profile (~7 minutes of load)
 #   BENCH_PROFILE=quick environments/local/bin/loadtest.sh # sized for < 2 minutes once built (65 s of k6)
 # Other settings: BENCH_VUS (closed-loop VUs, 32), BENCH_STEPS / BENCH_STEP (ladder), BENCH_DASHBOARD=0
-# (skip the HTML export), BENCH_ENGINE_JAVA_OPTS (when this script starts the engine itself).
+# (skip the HTML export), BENCH_ENGINE_JAVA_OPTS (when this script starts the engine itself), BENCH_BUILD=0
+# (do not rebuild the engine), BENCH_WRK_POOL (request bodies for the wrk phases, 40000).
 #
 # The platform is started with the functions of the local environment (*-lib.sh, as `make run` does)
 # when they are there; the engine falls back to `java -jar` of engine/service's quarkus-app. What this
@@ -86,6 +88,8 @@ start_component() { # name port
 
 build_engine_if_needed() {
   local jar=engine/service/target/quarkus-app/quarkus-run.jar
+  # BENCH_BUILD=0: run the jar as built (e.g. while sources are being edited).
+  if [ "${BENCH_BUILD:-1}" = 0 ] && [ -f "$jar" ]; then return 0; fi
   if [ ! -f "$jar" ] || [ -n "$(find engine/service/src/main engine/rules/src/main engine/service/pom.xml -newer "$jar" -type f -print -quit)" ]; then
     log "building the engine (engine/service, tests skipped)"
     ./mvnw -B --no-transfer-progress -q -pl engine/service -am -DskipTests package
@@ -152,7 +156,7 @@ cleanup() {
 trap cleanup EXIT
 
 # pids of every process the sampler follows (rewritten when the engine restarts or k6 starts).
-write_pids() {
+write_pids() { # [load generator pid [its name: k6 (default) or wrk]]
   local extra=${1:-}
   {
     local p
@@ -160,7 +164,7 @@ write_pids() {
     p=$(listener_pid 16379) && [ -n "$p" ] && echo "redis $p"
     p=$(listener_pid 19092) && [ -n "$p" ] && echo "kafka $p"
     p=$(listener_pid 9091) && [ -n "$p" ] && echo "relay $p"
-    [ -n "$extra" ] && echo "k6 $extra"
+    [ -n "$extra" ] && echo "${2:-k6} $extra"
     true
   } > "$OUT/.pids"
 }
@@ -199,6 +203,44 @@ run_phase() { # name script expected-seconds [VAR=value...]
 }
 
 secs() { echo "${1%s}"; }
+
+# The engine's own ceiling with a light generator: wrk (one thread, closed loop) replays bodies of
+# the same traffic generator (loadtests/wrk/pool.js) with unique transaction ids and 1% retries.
+# k6 costs ~350-550 µs of CPU per request on the same two cores, so k6's closed loops measure k6 as
+# much as the engine; these phases say what the engine does when the generator is cheap.
+WRK=""
+ensure_wrk() {
+  WRK=$(command -v wrk || true)
+  if [ -z "$WRK" ]; then
+    log "installing wrk (Debian package) for the ceiling phases"
+    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >/dev/null 2>&1 || true
+    WRK=$(command -v wrk || true)
+  fi
+  [ -n "$WRK" ] || log "wrk unavailable: the wrk ceiling phases are skipped"
+  if [ -n "$WRK" ] && [ ! -s "$OUT/.wrk-pool.txt" ]; then
+    node loadtests/wrk/pool.js "${BENCH_WRK_POOL:-40000}" "$OUT/.wrk-pool.txt" auth >/dev/null
+  fi
+}
+
+wrk_phase() { # name path duration
+  local name=$1 path=$2 dur=$3
+  [ -n "$WRK" ] || return 0
+  echo "$name" > "$OUT/.phase"
+  $PY scrape "$ENGINE_METRICS" "$OUT/$name.engine-before.json"
+  $PY scrape "$RELAY_METRICS" "$OUT/$name.relay-before.json"
+  log "phase $name: wrk -t1 -c$VUS $path (~$(secs "$dur")s)"
+  "$WRK" -t1 -c"$VUS" -d"$dur" --timeout 5s -s loadtests/wrk/vigil.lua "$ENGINE_URL" -- \
+    "$OUT/.wrk-pool.txt" "$path" "$STAMP-$name" "$OUT/$name.json" > "$OUT/$name.log" 2>&1 &
+  local pid=$! rc=0
+  write_pids "$pid" wrk
+  wait "$pid" || rc=$?
+  write_pids
+  $PY scrape "$ENGINE_METRICS" "$OUT/$name.engine-after.json"
+  $PY scrape "$RELAY_METRICS" "$OUT/$name.relay-after.json"
+  grep '^vigil wrk' "$OUT/$name.log" | sed 's/^/    /' || tail -3 "$OUT/$name.log" | sed 's/^/    /'
+  PHASES+=("{\"name\":\"$name\",\"script\":\"wrk vigil.lua $path\",\"k6_exit\":$rc,\"settings\":\"wrk -t1 -c$VUS\"}")
+}
 
 published() { # the relay's vigil_relay_published_total, or nothing
   curl -fsS --max-time 2 "$RELAY_METRICS" 2>/dev/null | awk '/^vigil_relay_published_total/ {s += $NF} END {if (NR) printf "%d", s}'
@@ -268,6 +310,9 @@ ladder_s=$(( n_steps * ($(secs "$STEP") + $(secs "$GAP")) ))
 run_phase warmup constant.js "$(secs "$WARM")" RATE=2000 DURATION="$WARM" P99_MS=1000 P95_MS=1000 P50_MS=1000
 run_phase max-noop max.js "$(secs "$MAX_DUR")" TARGET=noop VUS="$VUS" DURATION="$MAX_DUR"
 run_phase max-auth max.js "$(secs "$MAX_DUR")" TARGET=auth VUS="$VUS" DURATION="$MAX_DUR"
+ensure_wrk
+wrk_phase ceiling-noop-wrk /v1/evaluate/noop "$MAX_DUR"
+wrk_phase ceiling-auth-wrk /v1/evaluate/auth "$MAX_DUR"
 run_phase ladder ladder.js "$ladder_s" STEPS="$STEPS" STEP_DURATION="$STEP" STEP_GAP="$GAP"
 
 log "restarting the engine with durability off"

@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** Small helpers shared by the harnesses that run real local processes (Redis, Kafka). */
@@ -40,6 +43,21 @@ public final class LocalProcesses {
             });
         } catch (IOException ignored) {
             // best effort
+        }
+    }
+
+    /** The last {@code n} lines of the given log files (those that exist, in order), for error messages. */
+    public static String tail(int n, Path... logs) {
+        try {
+            List<String> lines = new ArrayList<>();
+            for (Path f : logs) {
+                if (Files.exists(f)) {
+                    lines.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
+                }
+            }
+            return lines.isEmpty() ? "(no log yet)" : String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 

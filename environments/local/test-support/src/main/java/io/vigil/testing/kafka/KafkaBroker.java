@@ -1,6 +1,7 @@
 package io.vigil.testing.kafka;
 
 import io.vigil.testing.LocalProcesses;
+import io.vigil.testing.ServerProcess;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,31 +46,20 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * overrides it. The harness itself needs {@code org.apache.kafka:kafka-clients} (for the Admin client)
  * on the test classpath; it is an optional dependency of vigil-test-support.
  *
- * <p>Every broker is killed (and its directory removed) when the JVM exits, and a shell watchdog kills
- * it if the JVM dies without running shutdown hooks, so runs never leave orphan brokers.
+ * <p>Every broker is killed (and its directory removed) when the JVM exits, even without running
+ * shutdown hooks ({@link ServerProcess}), so runs never leave orphan brokers.
  */
 public final class KafkaBroker implements AutoCloseable {
 
     public static final String CLASSPATH_RESOURCE = "io/vigil/local/kafka/broker.classpath";
     static final String HOST = "127.0.0.1";
-    private static final Set<KafkaBroker> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (KafkaBroker broker : LIVE) {
-                broker.closeQuietly();
-            }
-        }, "kafka-harness-cleanup"));
-    }
 
     private final Builder options;
     private final Path dir;
     private final String classpath;
     private final int port;
     private final int controllerPort;
-    private volatile Process process;
-    private volatile Process watchdog;
-    private volatile boolean closed;
+    private final ServerProcess process;
 
     private KafkaBroker(Builder options, Path dir, String classpath, int port, int controllerPort) {
         this.options = options;
@@ -78,6 +67,8 @@ public final class KafkaBroker implements AutoCloseable {
         this.classpath = classpath;
         this.port = port;
         this.controllerPort = controllerPort;
+        this.process = new ServerProcess("Kafka broker on port " + port + " (controller " + controllerPort + ")",
+                dir, this::logTail);
     }
 
     /** A broker with default options on free ports. */
@@ -117,36 +108,13 @@ public final class KafkaBroker implements AutoCloseable {
 
         public KafkaBroker start() {
             String cp = brokerClasspath();
-            IllegalStateException last = null;
-            for (int attempt = 0; attempt < 3; attempt++) {
-                Path dir;
-                try {
-                    dir = Files.createTempDirectory("vigil-kafka-");
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot create a temp dir for the Kafka broker", e);
-                }
-                KafkaBroker broker = new KafkaBroker(this, dir, cp, freePort(), freePort());
-                try {
-                    broker.writeConfig();
-                    broker.format();
-                    broker.launch();
-                    return broker;
-                } catch (PortTakenException e) {
-                    // a port was taken between probe and bind: try other ports
-                    broker.closeQuietly();
-                    last = e;
-                } catch (RuntimeException e) {
-                    broker.closeQuietly();
-                    throw e;
-                }
-            }
-            throw new IllegalStateException("the Kafka broker could not bind free ports after 3 attempts", last);
-        }
-    }
-
-    private static final class PortTakenException extends IllegalStateException {
-        PortTakenException(String message) {
-            super(message);
+            return ServerProcess.startOnFreePorts("kafka-broker", 3,
+                    dir -> new KafkaBroker(this, dir, cp, freePort(), freePort()),
+                    broker -> {
+                        broker.writeConfig();
+                        broker.format();
+                        broker.launch();
+                    }, KafkaBroker::close);
         }
     }
 
@@ -230,64 +198,33 @@ public final class KafkaBroker implements AutoCloseable {
     private void launch() {
         List<String> cmd = List.of(javaBinary(), "-Xmx" + options.maxHeap, "-Xms64m",
                 "-Djava.awt.headless=true", "-cp", classpath, "kafka.Kafka", config().toString());
-        try {
-            process = new ProcessBuilder(cmd)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the Kafka broker", e);
-        }
-        LIVE.add(this);
-        startWatchdog();
+        process.launch(new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())));
         awaitServing(options.startTimeout);
     }
 
-    /** Waits until the broker answers the Admin API with itself as controller-known cluster member. */
+    /** Waits until the port is open, then until the Admin API sees the broker and an active controller. */
     private void awaitServing(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!portOpen()) {
-            checkAlive();
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Kafka broker on port " + port + " did not open its port within "
-                        + timeout + ". Log:\n" + logTail());
-            }
-            sleep(100);
-        }
+        long start = System.nanoTime();
+        process.awaitReady("open its port", timeout, 100, this::portOpen);
         try (Admin admin = admin()) {
-            while (true) {
-                checkAlive();
-                try {
-                    var cluster = admin.describeCluster();
-                    if (!cluster.nodes().get(5, TimeUnit.SECONDS).isEmpty()
-                            && cluster.controller().get(5, TimeUnit.SECONDS) != null) {
-                        return;
-                    }
-                } catch (ExecutionException | TimeoutException e) {
-                    // not serving yet
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Kafka broker on port " + port + " did not serve within "
-                            + timeout + ". Log:\n" + logTail());
-                }
-                sleep(200);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            Duration left = timeout.minusNanos(System.nanoTime() - start);
+            process.awaitReady("serve", left, 200, () -> serving(admin));
         }
     }
 
-    private void checkAlive() {
-        Process p = process;
-        if (!p.isAlive()) {
-            String log = logTail();
-            if (log.contains("Address already in use")) {
-                throw new PortTakenException("port " + port + " or " + controllerPort + " taken: " + log);
-            }
-            throw new IllegalStateException("Kafka broker exited with code " + p.exitValue()
-                    + " during start. Log:\n" + log);
+    private static boolean serving(Admin admin) {
+        try {
+            var cluster = admin.describeCluster();
+            return !cluster.nodes().get(5, TimeUnit.SECONDS).isEmpty()
+                    && cluster.controller().get(5, TimeUnit.SECONDS) != null;
+        } catch (ExecutionException | TimeoutException e) {
+            return false; // not serving yet
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
@@ -297,30 +234,6 @@ public final class KafkaBroker implements AutoCloseable {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    /** Kills the broker if this JVM dies without running its shutdown hooks. */
-    private void startWatchdog() {
-        long jvm = ProcessHandle.current().pid();
-        long broker = process.pid();
-        String script = "while kill -0 " + jvm + " 2>/dev/null; do kill -0 " + broker
-                + " 2>/dev/null || exit 0; sleep 1; done; kill -9 " + broker + " 2>/dev/null; rm -rf '" + dir + "'";
-        try {
-            watchdog = new ProcessBuilder("sh", "-c", script)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-        } catch (IOException e) {
-            watchdog = null; // best effort: the shutdown hook still covers normal exits
-        }
-    }
-
-    private void stopWatchdog() {
-        Process w = watchdog;
-        if (w != null) {
-            w.destroyForcibly();
-            watchdog = null;
         }
     }
 
@@ -342,8 +255,7 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public boolean isRunning() {
-        Process p = process;
-        return p != null && p.isAlive();
+        return process.isRunning();
     }
 
     /** An Admin client for this broker; the caller closes it. */
@@ -373,94 +285,34 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Graceful stop (SIGTERM, then SIGKILL after 30 s); waits until the process is gone. */
     public void stop() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroy();
-        try {
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        stopWatchdog();
+        process.stop(Duration.ofSeconds(30));
     }
 
     /** SIGKILL (a crash): no controlled shutdown. */
     public void kill() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroyForcibly();
-        try {
-            p.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        stopWatchdog();
+        process.kill();
     }
 
     /** Starts the broker again on the same ports and log dir (no re-format), and waits until it serves. */
     public void restart() {
-        if (closed) {
-            throw new IllegalStateException("closed");
-        }
         stop();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            try {
-                launch();
-                return;
-            } catch (PortTakenException e) {
-                // our own old socket may linger a moment; anyone else holding the port is a real failure
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cannot restart the Kafka broker on port " + port, e);
-                }
-                sleep(200);
-            }
-        }
+        process.relaunch(Duration.ofSeconds(20), 200, this::launch);
     }
 
     /** The last lines of the broker log, for error messages. */
     public String logTail() {
-        try {
-            if (!Files.exists(logFile())) {
-                return "(no log yet)";
-            }
-            List<String> lines = Files.readAllLines(logFile(), StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException | UncheckedIOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return LocalProcesses.tail(40, logFile());
     }
 
     /** Kills the process and deletes its directory. */
     @Override
     public void close() {
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            kill();
-        } catch (RuntimeException ignored) {
-            // best effort
-        }
-        stopWatchdog();
-        LIVE.remove(this);
-        deleteRecursively(dir);
+        process.close();
     }
 
     @Override
     public String toString() {
-        return "kafka-broker[" + bootstrapServers() + (process != null ? ", pid " + process.pid() : "") + "]";
+        return "kafka-broker[" + bootstrapServers() + (process.isRunning() ? ", pid " + process.pid() : "") + "]";
     }
 
     /** The broker's classpath: -Dvigil.kafka.classpath=<file>, else the resource written by vigil-local-kafka. */
@@ -499,13 +351,5 @@ public final class KafkaBroker implements AutoCloseable {
 
     static int freePort() {
         return LocalProcesses.freePort(HOST);
-    }
-
-    static void deleteRecursively(Path dir) {
-        LocalProcesses.deleteRecursively(dir);
-    }
-
-    static void sleep(long millis) {
-        LocalProcesses.sleep(millis);
     }
 }

@@ -1,17 +1,15 @@
 package io.vigil.testing.redis;
 
 import io.vigil.testing.LocalProcesses;
+import io.vigil.testing.ServerProcess;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,37 +25,26 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  *
- * Every server is also killed (and its directory removed) when the JVM exits normally, and a tiny
- * shell watchdog kills it if the JVM dies without running shutdown hooks (surefire timeout, kill -9),
- * so test runs never leave orphan servers behind.
+ * Every server is also killed (and its directory removed) when the JVM exits, even without running
+ * shutdown hooks ({@link ServerProcess}), so test runs never leave orphan servers behind.
  */
 public final class RedisServer implements AutoCloseable {
 
     static final String HOST = "127.0.0.1";
-    private static final Set<RedisServer> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (RedisServer server : LIVE) {
-                server.closeQuietly();
-            }
-        }, "redis-harness-cleanup"));
-    }
 
     private final Builder options;
     private final Path dir;
     private final int port;
     private final int clusterBusPort;
-    private volatile Process process;
-    private volatile Process watchdog;
+    private final ServerProcess process;
     private volatile boolean frozen;
-    private volatile boolean closed;
 
     private RedisServer(Builder options, Path dir, int port, int clusterBusPort) {
         this.options = options;
         this.dir = dir;
         this.port = port;
         this.clusterBusPort = clusterBusPort;
+        this.process = new ServerProcess("redis-server on port " + port, dir, this::logTail);
     }
 
     /** A standalone server, no persistence, on a free port. */
@@ -104,38 +91,13 @@ public final class RedisServer implements AutoCloseable {
 
         public RedisServer start() {
             String binary = Binaries.redisServer();
-            IOException lastFailure = null;
-            for (int attempt = 0; attempt < 5; attempt++) {
-                Path dir;
-                try {
-                    dir = Files.createTempDirectory("vigil-redis-");
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot create a temp dir for redis-server", e);
-                }
-                RedisServer server = new RedisServer(this, dir, freePort(), cluster ? freePort() : 0);
-                try {
-                    server.launch(binary);
-                    return server;
-                } catch (PortTakenException e) {
-                    // another process grabbed the port between probe and bind: try other ports
-                    server.closeQuietly();
-                    lastFailure = e;
-                } catch (RuntimeException e) {
-                    server.closeQuietly();
-                    throw e;
-                }
-            }
-            throw new IllegalStateException("redis-server could not bind a free port after 5 attempts", lastFailure);
+            return ServerProcess.startOnFreePorts("redis-server", 5,
+                    dir -> new RedisServer(this, dir, freePort(), cluster ? freePort() : 0),
+                    server -> server.launch(binary), RedisServer::close);
         }
     }
 
-    private static final class PortTakenException extends IOException {
-        PortTakenException(String message) {
-            super(message);
-        }
-    }
-
-    private void launch(String binary) throws PortTakenException {
+    private void launch(String binary) {
         List<String> cmd = new ArrayList<>(List.of(binary,
                 "--port", Integer.toString(port),
                 "--bind", HOST,
@@ -152,63 +114,12 @@ public final class RedisServer implements AutoCloseable {
                     "--cluster-node-timeout", "15000"));
         }
         cmd.addAll(options.extraArgs);
-        ProcessBuilder pb = new ProcessBuilder(cmd)
+        frozen = false;
+        process.launch(new ProcessBuilder(cmd)
                 .directory(dir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("stdout.txt").toFile());
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + binary, e);
-        }
-        frozen = false;
-        LIVE.add(this);
-        startWatchdog();
-        awaitPing(options.startTimeout);
-    }
-
-    private void awaitPing(Duration timeout) throws PortTakenException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                String log = logTail();
-                if (log.contains("Address already in use")) {
-                    throw new PortTakenException("port " + port + " taken: " + log);
-                }
-                throw new IllegalStateException("redis-server exited with code " + process.exitValue()
-                        + " during start on port " + port + ". Log:\n" + log);
-            }
-            if (ping()) {
-                return;
-            }
-            sleep(20);
-        }
-        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
-                + timeout + ". Log:\n" + logTail());
-    }
-
-    /** Kills redis if this JVM dies without running its shutdown hooks. */
-    private void startWatchdog() {
-        long jvm = ProcessHandle.current().pid();
-        long redis = process.pid();
-        String script = "while kill -0 " + jvm + " 2>/dev/null; do kill -0 " + redis
-                + " 2>/dev/null || exit 0; sleep 1; done; kill -9 " + redis + " 2>/dev/null; rm -rf '" + dir + "'";
-        try {
-            watchdog = new ProcessBuilder("sh", "-c", script)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-        } catch (IOException e) {
-            watchdog = null; // best effort: the shutdown hook still covers normal exits
-        }
-    }
-
-    private void stopWatchdog() {
-        Process w = watchdog;
-        if (w != null) {
-            w.destroyForcibly();
-            watchdog = null;
-        }
+                .redirectOutput(dir.resolve("stdout.txt").toFile()));
+        process.awaitReady("answer PING", options.startTimeout, 20, this::ping);
     }
 
     public String host() {
@@ -242,8 +153,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public boolean isRunning() {
-        Process p = process;
-        return p != null && p.isAlive();
+        return process.isRunning();
     }
 
     public boolean isFrozen() {
@@ -312,39 +222,17 @@ public final class RedisServer implements AutoCloseable {
 
     /** Graceful stop (SIGTERM, then SIGKILL after 5 s); waits until the process is gone. */
     public void stop() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        if (frozen) {
+        if (isFrozen()) {
             // a stopped process does not handle SIGTERM until continued
             thaw();
         }
-        p.destroy();
-        try {
-            if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        stopWatchdog();
+        process.stop(Duration.ofSeconds(5));
     }
 
     /** SIGKILL (a crash): no shutdown, no final AOF rewrite. Works on a frozen process too. */
     public void kill() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroyForcibly();
-        try {
-            p.waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.kill();
         frozen = false;
-        stopWatchdog();
     }
 
     /**
@@ -352,72 +240,28 @@ public final class RedisServer implements AutoCloseable {
      * {@link Builder#appendOnly(boolean)}; a cluster node keeps its identity via nodes.conf).
      */
     public void restart() {
-        if (closed) {
-            throw new IllegalStateException("closed");
-        }
         stop();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try {
-                launch(Binaries.redisServer());
-                return;
-            } catch (PortTakenException e) {
-                // our own old socket may linger a moment; anyone else taking the port is a real failure
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cannot restart redis-server on port " + port, e);
-                }
-                sleep(100);
-            }
-        }
+        process.relaunch(Duration.ofSeconds(10), 100, () -> launch(Binaries.redisServer()));
     }
 
     /** The last lines of the server log, for error messages. */
     public String logTail() {
-        try {
-            List<String> lines = new ArrayList<>();
-            for (Path f : List.of(logFile(), dir.resolve("stdout.txt"))) {
-                if (Files.exists(f)) {
-                    lines.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
-                }
-            }
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException | UncheckedIOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return LocalProcesses.tail(30, logFile(), dir.resolve("stdout.txt"));
     }
 
     /** Kills the process and deletes its directory. */
     @Override
     public void close() {
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            kill();
-        } catch (RuntimeException ignored) {
-            // best effort
-        }
-        stopWatchdog();
-        LIVE.remove(this);
-        deleteRecursively(dir);
+        process.close();
     }
 
     @Override
     public String toString() {
-        return "redis-server[" + uri() + (process != null ? ", pid " + process.pid() : "") + "]";
+        return "redis-server[" + uri() + (process.isRunning() ? ", pid " + process.pid() : "") + "]";
     }
 
     static int freePort() {
         return LocalProcesses.freePort(HOST);
-    }
-
-    static void deleteRecursively(Path dir) {
-        LocalProcesses.deleteRecursively(dir);
     }
 
     static void sleep(long millis) {

@@ -3,6 +3,12 @@ package io.vigil.operator.engine;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import jakarta.inject.Inject;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -58,8 +64,14 @@ import org.jboss.logging.Logger;
  * owner reference), then the status is aggregated. Optional collaborators whose CRDs are missing are
  * skipped (activation conditions) and reported as conditions; the reconciler then looks again after
  * {@link #RECHECK}, which is the only retry a missing CRD causes.
+ *
+ * <p>The workflow is invoked explicitly from {@link #reconcile} so that a dependent the API server
+ * refuses always reaches the status (Degraded/Ready {@code DependentFailed}), an Event and a metric:
+ * with implicit invocation the Quarkus operator SDK 7.2.3 ignores {@code handleExceptionsInReconciler}
+ * ({@code QuarkusWorkflowSpec.handleExceptionsInReconciler()} answers false), so the aggregated error
+ * was thrown before {@code reconcile()} and the status kept its previous content.
  */
-@Workflow(handleExceptionsInReconciler = true, dependents = {
+@Workflow(explicitInvocation = true, handleExceptionsInReconciler = true, dependents = {
         @Dependent(name = FraudEngineReconciler.RULESET_CONFIGMAPS, type = RulesetConfigMapsDependent.class),
         @Dependent(name = "engine-serviceaccount", type = EngineServiceAccountDependent.class),
         @Dependent(name = "engine-deployment", type = EngineDeploymentDependent.class,
@@ -106,6 +118,8 @@ import org.jboss.logging.Logger;
 })
 @ControllerConfiguration(name = "fraudengine")
 @RBACRule(apiGroups = "vigil.io", resources = "fraudrulesets", verbs = {"get", "list", "watch"})
+@RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = {"get", "list", "watch"})
+@RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get", resourceNames = {
         "scaledobjects.keda.sh", "triggerauthentications.keda.sh",
         "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
@@ -114,11 +128,28 @@ import org.jboss.logging.Logger;
 public class FraudEngineReconciler implements Reconciler<FraudEngine> {
 
     static final String RULESET_CONFIGMAPS = "ruleset-configmaps";
+    static final String REDIS_STATEFULSETS = "redis-statefulsets";
     /** How soon a FraudEngine waiting for an optional CRD (or after a failed dependent) is looked at again. */
     static final Duration RECHECK = Duration.ofSeconds(Long.getLong("vigil.operator.recheck-seconds", 60));
     private static final Logger LOG = Logger.getLogger(FraudEngineReconciler.class);
 
-    /** FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its key. */
+    private final DependentFailureReporter failureReporter;
+
+    /** Outside Quarkus (tests on the plain java-operator-sdk): metrics go to Micrometer's global registry. */
+    public FraudEngineReconciler() {
+        this(Metrics.globalRegistry);
+    }
+
+    @Inject
+    public FraudEngineReconciler(MeterRegistry registry) {
+        this.failureReporter = new DependentFailureReporter(registry);
+    }
+
+    /**
+     * FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its
+     * key; the StatefulSets redis-operator makes for a managed Redis (it copies the CR's labels onto them)
+     * so the store's pod readiness reaches VelocityStoreReady.
+     */
     @Override
     public List<EventSource<?, FraudEngine>> prepareEventSources(EventSourceContext<FraudEngine> context) {
         var config = InformerEventSourceConfiguration.from(FraudRuleset.class, FraudEngine.class)
@@ -130,38 +161,74 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
                         .map(ResourceID::fromResource)
                         .collect(Collectors.toSet()))
                 .build();
-        return List.of(new InformerEventSource<>(config, context));
+        var redisPods = InformerEventSourceConfiguration.from(StatefulSet.class, FraudEngine.class)
+                .withName(REDIS_STATEFULSETS)
+                .withLabelSelector(Names.MANAGED_SELECTOR + "," + Names.LABEL_COMPONENT + "=redis")
+                .withSecondaryToPrimaryMapper(sts -> {
+                    String instance = sts.getMetadata().getLabels() == null ? null : sts.getMetadata().getLabels().get(Names.LABEL_INSTANCE);
+                    return instance == null ? Set.of() : Set.of(new ResourceID(instance, sts.getMetadata().getNamespace()));
+                })
+                .build();
+        return List.of(new InformerEventSource<>(config, context), new InformerEventSource<>(redisPods, context));
     }
 
     @Override
     public UpdateControl<FraudEngine> reconcile(FraudEngine fe, Context<FraudEngine> context) {
+        List<DependentFailure> failures = reconcileDependents(context);
+        failureReporter.report(context.getClient(), fe, failures);
         EnginePlan plan = Plans.of(fe, context);
-        List<String> errors = new ArrayList<>();
-        context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult().ifPresent(result ->
-                result.getErroredDependents().forEach((dependent, e) -> {
-                    LOG.warnf(e, "FraudEngine %s/%s: dependent %s failed", fe.getMetadata().getNamespace(), fe.getMetadata().getName(),
-                            dependent.name());
-                    errors.add(dependent.name() + ": " + rootMessage(e));
-                }));
         Set<Crd> missing = missingCrds(fe, context);
         Observed observed = new Observed(
                 deployment(context, Names.engine(fe)),
                 deployment(context, Names.relay(fe)),
                 context.getSecondaryResourcesAsStream(Kafka.class).filter(k -> Names.kafka(fe).equals(k.getMetadata().getName())).findFirst().orElse(null),
-                context.getSecondaryResourcesAsStream(GenericKubernetesResource.class)
-                        .anyMatch(g -> g.getApiVersion() != null && g.getApiVersion().startsWith("redis.redis.opstreelabs.in/")
-                                && Names.redis(fe).equals(g.getMetadata().getName())),
-                missing, errors);
+                managedRedis(fe, context),
+                missing, failures);
         FraudEngineStatus status = StatusAggregator.aggregate(plan, observed, Instant.now());
 
         FraudEngine patch = new FraudEngine();
         patch.setMetadata(new ObjectMetaBuilder().withName(fe.getMetadata().getName()).withNamespace(fe.getMetadata().getNamespace()).build());
         patch.setStatus(status);
         UpdateControl<FraudEngine> control = UpdateControl.patchStatus(patch);
-        if (!missing.isEmpty() || !errors.isEmpty()) {
+        if (!missing.isEmpty() || !failures.isEmpty()) {
             control.rescheduleAfter(RECHECK);
         }
         return control;
+    }
+
+    /**
+     * Runs the dependents' workflow and returns those that failed. Both shapes of the outcome are
+     * handled: the result (plain java-operator-sdk honours handleExceptionsInReconciler) and the
+     * aggregated exception (Quarkus operator SDK 7.2.3 does not, see the class comment).
+     */
+    static List<DependentFailure> reconcileDependents(Context<FraudEngine> context) {
+        try {
+            WorkflowReconcileResult result = context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+            Map<String, Exception> errors = new java.util.LinkedHashMap<>();
+            result.getErroredDependents().forEach((dependent, e) -> errors.put(dependent.name(), e));
+            return DependentFailure.of(errors);
+        } catch (AggregatedOperatorException e) {
+            return DependentFailure.of(e);
+        }
+    }
+
+    /** The managed Redis custom resource and the StatefulSets redis-operator created for it. */
+    static Observed.ManagedRedis managedRedis(FraudEngine fe, Context<FraudEngine> context) {
+        var redis = fe.getSpec().velocity.redis;
+        if (redis.hasExternal()) {
+            return Observed.ManagedRedis.NONE;
+        }
+        String name = Names.redis(fe);
+        String kind = redis.managedOrDefault().replication() ? "RedisReplication" : "Redis";
+        GenericKubernetesResource store = context.getSecondaryResourcesAsStream(GenericKubernetesResource.class)
+                .filter(g -> g.getApiVersion() != null && g.getApiVersion().startsWith("redis.redis.opstreelabs.in/")
+                        && kind.equals(g.getKind()) && name.equals(g.getMetadata().getName()))
+                .findFirst().orElse(null);
+        return new Observed.ManagedRedis(store, statefulSet(context, name), statefulSet(context, name + "-sentinel"));
+    }
+
+    private static StatefulSet statefulSet(Context<FraudEngine> context, String name) {
+        return context.getSecondaryResourcesAsStream(StatefulSet.class).filter(s -> name.equals(s.getMetadata().getName())).findFirst().orElse(null);
     }
 
     /** Optional CRDs this spec needs that the cluster lacks. */
@@ -199,15 +266,6 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
 
     private static Deployment deployment(Context<FraudEngine> context, String name) {
         return context.getSecondaryResourcesAsStream(Deployment.class).filter(d -> name.equals(d.getMetadata().getName())).findFirst().orElse(null);
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        return m.length() > 300 ? m.substring(0, 300) + "..." : m;
     }
 
 }

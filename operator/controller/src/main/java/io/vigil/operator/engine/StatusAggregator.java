@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.vigil.operator.api.v1alpha1.EngineSpec;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
+import io.vigil.operator.api.v1alpha1.VelocitySpec;
 import io.vigil.operator.engine.desired.EngineWorkload;
 import io.vigil.operator.engine.desired.KafkaCluster;
 import io.vigil.operator.support.OptionalCrds.Crd;
@@ -30,6 +31,13 @@ public final class StatusAggregator {
     public static final String DURABILITY_READY = "DurabilityReady";
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
+
+    /** Degraded and Ready reason while a dependent cannot be applied. */
+    public static final String DEPENDENT_FAILED = "DependentFailed";
+    /** VelocityStoreReady reason (status Unknown) for an external Redis. */
+    public static final String EXTERNAL = "External";
+    /** VelocityStoreReady reason (status True): serving, with fewer Redis pods or sentinels than asked for. */
+    public static final String REDUCED_REDUNDANCY = "ReducedRedundancy";
 
     private StatusAggregator() {
     }
@@ -64,23 +72,8 @@ public final class StatusAggregator {
                         .collect(Collectors.joining("; ")) + (plan.rulesets().isEmpty() ? "" : "; still serving " + s.rulesets));
         c.add(rulesets);
 
-        // VelocityStoreReady
-        var redis = fe.getSpec().velocity.redis;
-        Condition velocity;
-        if (redis.hasExternal()) {
-            velocity = cond(VELOCITY_STORE_READY, true, "External", "external Redis at " + redis.external.address + " (not managed)");
-        } else {
-            Crd needed = redis.managedOrDefault().replication() ? Crd.REDIS_REPLICATION : Crd.REDIS;
-            if (observed.missingCrds().contains(needed) || observed.missingCrds().contains(Crd.REDIS_SENTINEL) && needed == Crd.REDIS_REPLICATION) {
-                velocity = cond(VELOCITY_STORE_READY, false, "RedisOperatorNotInstalled", "CRD " + needed.crdName
-                        + " is not installed: install the OT redis-operator, or set spec.velocity.redis.external");
-            } else if (observed.redisPresent()) {
-                velocity = cond(VELOCITY_STORE_READY, true, "Provisioned", "managed Redis " + Names.redis(fe) + " ("
-                        + redis.managedOrDefault().mode + ") is declared to redis-operator");
-            } else {
-                velocity = cond(VELOCITY_STORE_READY, false, "Provisioning", "managed Redis " + Names.redis(fe) + " is being created");
-            }
-        }
+        // VelocityStoreReady: the managed Redis as redis-operator runs it; an external one is not observed.
+        Condition velocity = velocityStore(fe, observed);
         c.add(velocity);
 
         // DurabilityReady: the relay runs and Kafka is there.
@@ -107,12 +100,14 @@ public final class StatusAggregator {
                 : cond(PROGRESSING, true, engine == null ? "Creating" : "RollingOut",
                         "engine pods: " + s.readyReplicas + " ready of " + s.replicas + " on the current configuration"));
 
-        // Degraded: something requested is not in effect, but the engine is serving.
+        // Degraded: something requested is not in effect. A failed dependent comes first: it is the one
+        // an SRE must act on (the API server refused what the operator applied).
         List<String> degraded = new ArrayList<>();
         String degradedReason = null;
-        if (!observed.errors().isEmpty()) {
-            degradedReason = "ReconcileError";
-            degraded.addAll(observed.errors());
+        if (!observed.failures().isEmpty()) {
+            degradedReason = DEPENDENT_FAILED;
+            degraded.add(observed.failures().size() + " dependent(s) failed to reconcile: "
+                    + observed.failures().stream().map(DependentFailure::describe).collect(Collectors.joining("; ")));
         }
         if (observed.missingCrds().contains(Crd.KEDA_SCALED_OBJECT)) {
             degradedReason = degradedReason == null ? "KedaNotInstalled" : degradedReason;
@@ -126,6 +121,10 @@ public final class StatusAggregator {
             degradedReason = degradedReason == null ? "RulesetNotServed" : degradedReason;
             degraded.add("a requested ruleset version is not served (see RulesetsValid)");
         }
+        if (REDUCED_REDUNDANCY.equals(velocity.getReason())) {
+            degradedReason = degradedReason == null ? "VelocityStoreRedundancyReduced" : degradedReason;
+            degraded.add(velocity.getMessage());
+        }
         c.add(degraded.isEmpty()
                 ? cond(DEGRADED, false, "AsExpected", "everything requested is in effect")
                 : cond(DEGRADED, true, degradedReason, String.join("; ", degraded)));
@@ -133,19 +132,23 @@ public final class StatusAggregator {
         // Ready: the engine answers on the current configuration with its velocity store and durability path.
         boolean engineAvailable = available(engine) && s.readyReplicas > 0;
         Condition ready;
-        if (!engineAvailable) {
+        if (!observed.failures().isEmpty()) {
+            ready = cond(READY, false, DEPENDENT_FAILED, "not everything requested could be applied: "
+                    + observed.failures().stream().map(DependentFailure::dependent).collect(Collectors.joining(", ")) + " failed (see Degraded)");
+        } else if (!engineAvailable) {
             ready = cond(READY, false, "EngineNotAvailable", "engine Deployment " + Names.engine(fe) + " is not Available ("
                     + s.readyReplicas + "/" + s.replicas + " ready)");
         } else if (plan.rulesets().isEmpty()) {
             ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve");
-        } else if (!isTrue(velocity)) {
+        } else if (!isTrue(velocity) && !EXTERNAL.equals(velocity.getReason())) {
             ready = cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
         } else if (!isTrue(durability)) {
             ready = cond(READY, false, "DurabilityNotReady", durability.getMessage());
         } else if (!rolledOut) {
             ready = cond(READY, true, "RollingOut", "serving while the rollout completes: " + s.readyReplicas + "/" + s.replicas);
         } else {
-            ready = cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods");
+            ready = cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods"
+                    + (EXTERNAL.equals(velocity.getReason()) ? "; the external velocity store is not observed by the operator" : ""));
         }
         c.add(0, ready);
 
@@ -157,6 +160,63 @@ public final class StatusAggregator {
         }
         s.conditions = c;
         return s;
+    }
+
+    /**
+     * VelocityStoreReady. Managed: True when redis-operator's pods serve (a ready Redis pod; for
+     * replication also a master reported by redis-operator and a sentinel quorum), so Ready follows the
+     * store's health, not just its declaration. External: Unknown, the operator does not connect to it.
+     */
+    static Condition velocityStore(FraudEngine fe, Observed observed) {
+        var redis = fe.getSpec().velocity.redis;
+        if (redis.hasExternal()) {
+            return cond(VELOCITY_STORE_READY, null, EXTERNAL, "external Redis at " + redis.external.address
+                    + " is not observed by the operator (external): engine pods become ready only after it answered once;"
+                    + " later outages show in the engine's velocity metrics and the VelocityDegraded alert");
+        }
+        VelocitySpec.ManagedRedis m = redis.managedOrDefault();
+        String name = Names.redis(fe);
+        Crd needed = m.replication() ? Crd.REDIS_REPLICATION : Crd.REDIS;
+        if (observed.missingCrds().contains(needed) || m.replication() && observed.missingCrds().contains(Crd.REDIS_SENTINEL)) {
+            return cond(VELOCITY_STORE_READY, false, "RedisOperatorNotInstalled", "CRD " + needed.crdName
+                    + " is not installed: install the OT redis-operator, or set spec.velocity.redis.external");
+        }
+        Observed.ManagedRedis r = observed.redis();
+        String kind = m.replication() ? "RedisReplication" : "Redis";
+        if (r.store() == null) {
+            return cond(VELOCITY_STORE_READY, false, "Provisioning", "managed " + kind + " " + name + " is being declared to redis-operator");
+        }
+        String reported = r.storeStatus("state") == null ? "" : "; redis-operator reports " + r.storeStatus("state")
+                + (r.storeStatus("reason") == null ? "" : " (" + r.storeStatus("reason") + ")");
+        if (r.storePods() == null || m.replication() && r.sentinelPods() == null) {
+            String sts = r.storePods() == null ? name : name + "-sentinel";
+            return cond(VELOCITY_STORE_READY, false, "RedisNotDeployed", "redis-operator has not created StatefulSet " + sts
+                    + " for " + kind + " " + name + " yet (is redis-operator running and watching this namespace?)" + reported);
+        }
+        int want = m.replication() ? m.sizeOrDefault() : 1;
+        int ready = Observed.ManagedRedis.ready(r.storePods());
+        if (ready == 0) {
+            return cond(VELOCITY_STORE_READY, false, "RedisPodsNotReady", kind + " " + name + ": 0/" + want + " Redis pods ready" + reported);
+        }
+        if (!m.replication()) {
+            return cond(VELOCITY_STORE_READY, true, "Ready", "Redis " + name + ": " + ready + "/" + want + " pod ready" + reported);
+        }
+        String master = r.storeStatus("masterNode");
+        if (master == null) {
+            return cond(VELOCITY_STORE_READY, false, "NoMaster", "RedisReplication " + name + ": " + ready + "/" + want
+                    + " Redis pods ready but redis-operator reports no master (status.masterNode) yet");
+        }
+        int sentinels = Observed.ManagedRedis.ready(r.sentinelPods());
+        int quorum = m.sentinels / 2 + 1;
+        String pods = ready + "/" + want + " Redis pods ready, master " + master + ", " + sentinels + "/" + m.sentinels + " sentinels ready";
+        if (sentinels < quorum) {
+            return cond(VELOCITY_STORE_READY, false, "SentinelQuorumNotReady", "RedisReplication " + name + ": " + pods
+                    + " (quorum " + quorum + "): clients cannot find the master");
+        }
+        if (ready < want || sentinels < m.sentinels) {
+            return cond(VELOCITY_STORE_READY, true, REDUCED_REDUNDANCY, "managed Redis " + name + " serves with reduced redundancy: " + pods);
+        }
+        return cond(VELOCITY_STORE_READY, true, "Ready", "RedisReplication " + name + ": " + pods);
     }
 
     static Integer desiredReplicas(FraudEngine fe, Deployment engine) {
@@ -205,7 +265,9 @@ public final class StatusAggregator {
         return i == null ? 0 : i;
     }
 
-    private static Condition cond(String type, boolean status, String reason, String message) {
-        return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason).withMessage(message).build();
+    /** status null = Unknown (the operator cannot tell). */
+    private static Condition cond(String type, Boolean status, String reason, String message) {
+        String s = status == null ? "Unknown" : status ? "True" : "False";
+        return new ConditionBuilder().withType(type).withStatus(s).withReason(reason).withMessage(message).build();
     }
 }

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -18,6 +20,8 @@ import io.javaoperatorsdk.operator.Operator;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudRuleset;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vigil.operator.engine.DependentFailureReporter;
 import io.vigil.operator.engine.FraudEngineReconciler;
 import io.vigil.operator.engine.Names;
 import io.vigil.operator.rulesets.FraudRulesetReconciler;
@@ -54,6 +58,8 @@ class FraudEngineClusterTest {
     static KubernetesClient client;
     static String ns;
     static Operator operator;
+    /** The FraudEngine reconciler's meters (in the operator: the Prometheus registry behind /q/metrics). */
+    static final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
     @BeforeAll
     static void setUp(KubernetesClient kube, TestNamespace namespace) throws IOException {
@@ -86,7 +92,7 @@ class FraudEngineClusterTest {
         OptionalCrds.forget();
         operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
         operator.register(new FraudRulesetReconciler(), o -> o.settingNamespace(ns));
-        operator.register(new FraudEngineReconciler(), o -> o.settingNamespace(ns));
+        operator.register(new FraudEngineReconciler(meters), o -> o.settingNamespace(ns));
         operator.start();
     }
 
@@ -223,6 +229,110 @@ class FraudEngineClusterTest {
 
     @Test
     @Order(7)
+    void managedRedisHealthIsObservedAndGatesReady() {
+        // No redis-operator runs here, so nothing has made the Redis pods yet: declared is not ready.
+        FraudEngine fe = awaitReason("core", "VelocityStoreReady", "RedisNotDeployed");
+        assertThat(condition(fe, "Ready").getStatus()).isEqualTo("False");
+        assertThat(condition(fe, "VelocityStoreReady").getMessage()).contains("StatefulSet core-redis");
+
+        // The test plays redis-operator: the StatefulSets it makes for the RedisReplication and the
+        // RedisSentinel (named after them, with the CR's labels copied); kwok marks their pods ready.
+        List<GenericKubernetesResource> all = generic(REDIS_API, "RedisReplication");
+        GenericKubernetesResource replication = all.stream()
+                .filter(r -> "core-redis".equals(r.getMetadata().getName())).findFirst()
+                .orElseThrow(() -> new AssertionError("RedisReplications: " + all.stream().map(r -> r.getKind() + "/" + r.getMetadata().getName()).toList()
+                        + "; Redis: " + generic(REDIS_API, "Redis").stream().map(r -> r.getKind() + "/" + r.getMetadata().getName()).toList()));
+        redisStatefulSet(replication, "core-redis", 3);
+        redisStatefulSet(replication, "core-redis-sentinel", 3);
+        awaitReason("core", "VelocityStoreReady", "NoMaster");
+        // redis-operator reports the elected master in the RedisReplication status.
+        patchStatus(replication, "{\"status\":{\"masterNode\":\"core-redis-0\"}}");
+        fe = awaitReason("core", "VelocityStoreReady", "Ready");
+        assertThat(condition(fe, "VelocityStoreReady").getMessage()).contains("3/3 Redis pods ready, master core-redis-0, 3/3 sentinels ready");
+        // ... and Strimzi reports its Kafka Ready: now the whole engine is.
+        GenericKubernetesResource kafka = generic("kafka.strimzi.io/v1beta2", "Kafka").stream()
+                .filter(k -> "core-kafka".equals(k.getMetadata().getName())).findFirst().orElseThrow();
+        patchStatus(kafka, "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+        awaitCondition("core", "Ready", "True");
+
+        // One Redis pod stops being ready: still serving, with less redundancy (Degraded says so).
+        setPodReady("core-redis-2", false);
+        fe = awaitReason("core", "VelocityStoreReady", "ReducedRedundancy");
+        assertThat(condition(fe, "Degraded").getReason()).isEqualTo("VelocityStoreRedundancyReduced");
+        assertThat(condition(fe, "Ready").getStatus()).isEqualTo("True");
+        // Every Redis pod down: the velocity store is not ready, and neither is the engine.
+        setPodReady("core-redis-0", false);
+        setPodReady("core-redis-1", false);
+        fe = awaitReason("core", "VelocityStoreReady", "RedisPodsNotReady");
+        assertThat(condition(fe, "Ready").getStatus()).isEqualTo("False");
+        assertThat(condition(fe, "Ready").getReason()).isEqualTo("VelocityStoreNotReady");
+        // Back up: Ready again.
+        for (String pod : List.of("core-redis-0", "core-redis-1", "core-redis-2")) {
+            setPodReady(pod, true);
+        }
+        awaitReason("core", "VelocityStoreReady", "Ready");
+        awaitCondition("core", "Ready", "True");
+        // All along the operator kept the same RedisReplication (it once deleted it on every pass, taking it
+        // for the standalone Redis of the same name).
+        assertThat(generic(REDIS_API, "RedisReplication")).singleElement()
+                .satisfies(r -> assertThat(r.getMetadata().getUid()).isEqualTo(replication.getMetadata().getUid()));
+    }
+
+    @Test
+    @Order(8)
+    void aDependentTheApiServerRefusesIsReportedUntilItIsApplied() {
+        // The API server's own admission (a ValidatingAdmissionPolicy, as a policy engine or a webhook
+        // would) refuses every NetworkPolicy in this namespace.
+        String policy = "vigil-test-freeze-netpol-" + ns;
+        client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicy
+                metadata: {name: %s}
+                spec:
+                  failurePolicy: Fail
+                  matchConstraints:
+                    resourceRules: [{apiGroups: [networking.k8s.io], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: [networkpolicies]}]
+                  validations: [{expression: 'false', message: 'NetworkPolicies are frozen in this namespace'}]
+                """.formatted(policy), GenericKubernetesResource.class)).create();
+        client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingAdmissionPolicyBinding
+                metadata: {name: %s}
+                spec:
+                  policyName: %s
+                  validationActions: [Deny]
+                  matchResources: {namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %s}}}
+                """.formatted(policy, policy, ns), GenericKubernetesResource.class)).create();
+        try {
+            awaitTrue("the policy is enforced", this::networkPolicyRefused);
+            client.resource(engine("frozen", 1, "")).create();
+            FraudEngine fe = awaitReason("frozen", "Degraded", "DependentFailed");
+            Condition degraded = condition(fe, "Degraded");
+            assertThat(degraded.getMessage()).contains("engine-networkpolicy: ", "NetworkPolicies are frozen in this namespace");
+            assertThat(degraded.getObservedGeneration()).isEqualTo(fe.getMetadata().getGeneration());
+            assertThat(condition(fe, "Ready").getStatus()).isEqualTo("False");
+            assertThat(condition(fe, "Ready").getReason()).isEqualTo("DependentFailed");
+            assertThat(client.apps().deployments().inNamespace(ns).withName("frozen-engine").get()).as("the rest is reconciled").isNotNull();
+            Event warning = await("Warning event", () -> event("frozen", "DependentFailed"));
+            assertThat(warning.getType()).isEqualTo("Warning");
+            assertThat(warning.getMessage()).startsWith("engine-networkpolicy: ").contains("NetworkPolicies are frozen");
+            assertThat(meters.find(DependentFailureReporter.METRIC).tags("fraudengine", "frozen", "dependent", "engine-networkpolicy")
+                    .counter()).isNotNull().satisfies(c -> assertThat(c.count()).isGreaterThanOrEqualTo(1));
+        } finally {
+            client.genericKubernetesResources("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding").withName(policy).delete();
+            client.genericKubernetesResources("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy").withName(policy).delete();
+        }
+        // Fixed: the next recheck applies it, and the conditions clear.
+        FraudEngine fe = awaitCondition("frozen", "Degraded", "False");
+        assertThat(condition(fe, "Degraded").getReason()).isEqualTo("AsExpected");
+        awaitCondition("frozen", "Ready", "True");
+        assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("frozen-engine").get()).isNotNull();
+        assertThat(await("Normal event", () -> event("frozen", "DependentRecovered")).getMessage()).startsWith("engine-networkpolicy: ");
+        client.resources(FraudEngine.class).inNamespace(ns).withName("frozen").delete();
+    }
+
+    @Test
+    @Order(9)
     void operatorRestartMidReconcileConvergesWithoutDuplicates() {
         operator.stop();
         client.resource(engine("restart", 1, "")).create();
@@ -239,14 +349,14 @@ class FraudEngineClusterTest {
     }
 
     @Test
-    @Order(8)
+    @Order(10)
     void deletingTheEngineGarbageCollectsWhatItOwned() {
         client.resources(FraudEngine.class).inNamespace(ns).withName("restart").delete();
         awaitTrue("owned objects collected", () -> owned("restart").isEmpty());
     }
 
     @Test
-    @Order(9)
+    @Order(11)
     void missingKedaIsAConditionAndTheRestStillReconciles() {
         operator.stop();
         LocalCluster.uninstallCrds("keda");
@@ -300,6 +410,69 @@ class FraudEngineClusterTest {
     static void patchRulesetVersion(String engine, int version) {
         client.resources(FraudEngine.class).inNamespace(ns).withName(engine).patch(PatchContext.of(PatchType.JSON_MERGE),
                 "{\"spec\":{\"rulesets\":[{\"key\":\"CARD_AUTH\",\"version\":" + version + "}]}}");
+    }
+
+    static final String REDIS_API = "redis.redis.opstreelabs.in/v1beta2";
+
+    /** What redis-operator creates for one of its resources: a StatefulSet named after it, carrying its labels. */
+    static void redisStatefulSet(GenericKubernetesResource owner, String name, int replicas) {
+        Map<String, String> selector = Map.of("app", name);
+        Map<String, String> labels = new java.util.HashMap<>(owner.getMetadata().getLabels());
+        labels.putAll(selector);
+        client.apps().statefulSets().inNamespace(ns).resource(new StatefulSetBuilder()
+                .withNewMetadata().withName(name).withLabels(labels)
+                .addNewOwnerReference().withApiVersion(REDIS_API).withKind(owner.getKind()).withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata()
+                .withNewSpec().withReplicas(replicas).withServiceName(name).withPodManagementPolicy("Parallel")
+                .withNewSelector().withMatchLabels(selector).endSelector()
+                .withNewTemplate().withNewMetadata().withLabels(selector).endMetadata()
+                .withNewSpec().addNewContainer().withName("redis").withImage("quay.io/opstree/redis:v7.0.15").endContainer().endSpec()
+                .endTemplate().endSpec().build()).create();
+    }
+
+    /** What another operator does to its own object (a merge patch: the FraudEngine operator re-applies the spec meanwhile). */
+    static void patchStatus(GenericKubernetesResource r, String json) {
+        client.resource(r).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), json);
+    }
+
+    /** kwok runs no containers: a pod's readiness is whatever its status says, so the test sets it. */
+    static void setPodReady(String pod, boolean ready) {
+        String status = ready ? "True" : "False";
+        client.pods().inNamespace(ns).withName(pod).editStatus(p -> {
+            p.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()) || "ContainersReady".equals(c.getType()))
+                    .forEach(c -> c.setStatus(status));
+            p.getStatus().getContainerStatuses().forEach(c -> c.setReady(ready));
+            return p;
+        });
+    }
+
+    /** Whether a NetworkPolicy would be refused (server-side dry run: nothing is stored). */
+    boolean networkPolicyRefused() {
+        try {
+            client.network().v1().networkPolicies().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder()
+                    .withNewMetadata().withName("probe").endMetadata().withNewSpec().withNewPodSelector().endPodSelector().endSpec().build())
+                    .dryRun().create();
+            return false;
+        } catch (KubernetesClientException e) {
+            return e.getMessage().contains("NetworkPolicies are frozen");
+        }
+    }
+
+    /** The newest Event with this reason about the FraudEngine, or null. */
+    static Event event(String engine, String reason) {
+        return client.v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(e -> engine.equals(e.getInvolvedObject().getName()) && "FraudEngine".equals(e.getInvolvedObject().getKind())
+                        && reason.equals(e.getReason()))
+                .reduce((a, b) -> b).orElse(null);
+    }
+
+    static FraudEngine awaitReason(String name, String type, String reason) {
+        return await(name + " " + type + " reason " + reason, () -> {
+            FraudEngine fe = engine(name);
+            return fe != null && fe.getStatus() != null && fe.getStatus().conditions.stream()
+                    .anyMatch(c -> c.getType().equals(type) && reason.equals(c.getReason())
+                            && fe.getMetadata().getGeneration().equals(c.getObservedGeneration())) ? fe : null;
+        });
     }
 
     static Condition condition(FraudEngine fe, String type) {

@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.strimzi.api.kafka.model.kafka.Kafka;
+import io.strimzi.api.kafka.model.kafka.KafkaBuilder;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
@@ -12,6 +20,7 @@ import io.vigil.operator.support.OptionalCrds.Crd;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -29,8 +38,35 @@ class StatusAggregatorTest {
     }
 
     static FraudEngineStatus aggregate(FraudEngine fe, Deployment engine, Set<Crd> missing, Instant now) {
+        return aggregate(fe, engine, null, Observed.ManagedRedis.NONE, missing, List.of(), now);
+    }
+
+    static FraudEngineStatus aggregate(FraudEngine fe, Deployment engine, Kafka kafka, Observed.ManagedRedis redis, Set<Crd> missing,
+                                       List<DependentFailure> failures, Instant now) {
         EnginePlan plan = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()));
-        return StatusAggregator.aggregate(plan, new Observed(engine, deployment(1, 1, 1, true), null, false, missing, List.of()), now);
+        return StatusAggregator.aggregate(plan, new Observed(engine, deployment(1, 1, 1, true), kafka, redis, missing, failures), now);
+    }
+
+    /** A StatefulSet as redis-operator leaves it: {@code ready} of {@code replicas} pods ready. */
+    static StatefulSet statefulSet(String name, int replicas, int ready) {
+        return new StatefulSetBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withReplicas(replicas).endSpec()
+                .withNewStatus().withReplicas(replicas).withReadyReplicas(ready).endStatus().build();
+    }
+
+    /** The redis-operator custom resource with the given status fields (none: no status yet). */
+    static GenericKubernetesResource redisResource(String kind, String name, Map<String, Object> status) {
+        GenericKubernetesResource r = new GenericKubernetesResourceBuilder().withApiVersion("redis.redis.opstreelabs.in/v1beta2").withKind(kind)
+                .withNewMetadata().withName(name).endMetadata().build();
+        if (!status.isEmpty()) {
+            r.setAdditionalProperty("status", status);
+        }
+        return r;
+    }
+
+    static Kafka readyKafka() {
+        return new KafkaBuilder().withNewMetadata().withName("core-kafka").endMetadata()
+                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build();
     }
 
     static Condition cond(FraudEngineStatus s, String type) {
@@ -52,6 +88,116 @@ class StatusAggregatorTest {
         assertThat(s.rulesets).isEqualTo("CARD_AUTH:v1");
         assertThat(s.activeRulesets).singleElement().satisfies(a -> assertThat(a.checksum).hasSize(64));
         assertThat(s.endpoints.data).isEqualTo("http://edge-engine.payments.svc:8081");
+    }
+
+    @Test
+    void externalRedisIsReportedAsNotObservedNotAsHealthy() {
+        FraudEngineStatus s = aggregate(Fixtures.engine("external"), deployment(3, 3, 3, true), EnumSet.noneOf(Crd.class), T0);
+        assertThat(cond(s, "VelocityStoreReady").getStatus()).isEqualTo("Unknown");
+        assertThat(cond(s, "VelocityStoreReady").getReason()).isEqualTo("External");
+        assertThat(cond(s, "VelocityStoreReady").getMessage()).contains("not observed by the operator (external)");
+        assertThat(cond(s, "Ready").getStatus()).as("the operator cannot tell, so it does not block Ready").isEqualTo("True");
+        assertThat(cond(s, "Ready").getMessage()).contains("external velocity store is not observed");
+    }
+
+    @Test
+    void failedDependentIsNamedWithTheApiErrorAndBlocksReady() {
+        FraudEngine fe = Fixtures.engine("external");
+        List<DependentFailure> failures = DependentFailure.of(Map.of(
+                "engine-networkpolicy", new KubernetesClientException(new StatusBuilder().withCode(403).withReason("Forbidden")
+                        .withMessage("networkpolicies.networking.k8s.io \"edge-engine\" is forbidden: ValidatingAdmissionPolicy 'freeze' denied request")
+                        .build()),
+                "servicemonitor", new KubernetesClientException(new StatusBuilder().withCode(404).withReason("NotFound")
+                        .withMessage("the server could not find the requested resource").build())));
+        FraudEngineStatus s = aggregate(fe, deployment(3, 3, 3, true), null, Observed.ManagedRedis.NONE, EnumSet.noneOf(Crd.class), failures, T0);
+        Condition degraded = cond(s, "Degraded");
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getReason()).isEqualTo("DependentFailed");
+        assertThat(degraded.getMessage()).isEqualTo("2 dependent(s) failed to reconcile: "
+                + "engine-networkpolicy: 403 Forbidden: networkpolicies.networking.k8s.io \"edge-engine\" is forbidden: ValidatingAdmissionPolicy 'freeze' denied request; "
+                + "servicemonitor: 404 NotFound: the server could not find the requested resource");
+        assertThat(degraded.getObservedGeneration()).isEqualTo(3L);
+        Condition ready = cond(s, "Ready");
+        assertThat(ready.getStatus()).as("the engine pods are Available, yet something requested is not applied").isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("DependentFailed");
+        assertThat(ready.getMessage()).contains("engine-networkpolicy, servicemonitor failed");
+
+        // Recovery: the next reconciliation applies everything; both conditions flip back and move their transition time.
+        fe.setStatus(s);
+        FraudEngineStatus recovered = aggregate(fe, deployment(3, 3, 3, true), EnumSet.noneOf(Crd.class), T0.plusSeconds(60));
+        assertThat(cond(recovered, "Degraded").getStatus()).isEqualTo("False");
+        assertThat(cond(recovered, "Degraded").getLastTransitionTime()).isEqualTo("2026-11-21T10:01:00Z");
+        assertThat(cond(recovered, "Ready").getReason()).isEqualTo("Ready");
+    }
+
+    @Test
+    void managedStandaloneRedisFollowsItsPodReadiness() {
+        FraudEngine fe = Fixtures.engine("defaults"); // managed standalone Redis "fraud-redis", managed Kafka
+        Deployment engine = deployment(2, 2, 2, true);
+        var none = EnumSet.noneOf(Crd.class);
+
+        FraudEngineStatus declaring = aggregate(fe, engine, readyKafka(), Observed.ManagedRedis.NONE, none, List.of(), T0);
+        assertThat(cond(declaring, "VelocityStoreReady").getReason()).isEqualTo("Provisioning");
+
+        var cr = redisResource("Redis", "fraud-redis", Map.of());
+        FraudEngineStatus noOperator = aggregate(fe, engine, readyKafka(), new Observed.ManagedRedis(cr, null, null), none, List.of(), T0);
+        assertThat(cond(noOperator, "VelocityStoreReady").getReason()).isEqualTo("RedisNotDeployed");
+        assertThat(cond(noOperator, "VelocityStoreReady").getMessage()).contains("StatefulSet fraud-redis", "is redis-operator running");
+
+        var initializing = redisResource("Redis", "fraud-redis", Map.of("state", "Initializing", "reason", "Redis is initializing"));
+        FraudEngineStatus podDown = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(initializing, statefulSet("fraud-redis", 1, 0), null), none, List.of(), T0);
+        assertThat(cond(podDown, "VelocityStoreReady").getStatus()).isEqualTo("False");
+        assertThat(cond(podDown, "VelocityStoreReady").getReason()).isEqualTo("RedisPodsNotReady");
+        assertThat(cond(podDown, "VelocityStoreReady").getMessage())
+                .isEqualTo("Redis fraud-redis: 0/1 Redis pods ready; redis-operator reports Initializing (Redis is initializing)");
+        assertThat(cond(podDown, "Ready").getStatus()).isEqualTo("False");
+        assertThat(cond(podDown, "Ready").getReason()).isEqualTo("VelocityStoreNotReady");
+
+        var ready = redisResource("Redis", "fraud-redis", Map.of("state", "Ready"));
+        FraudEngineStatus up = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(ready, statefulSet("fraud-redis", 1, 1), null), none, List.of(), T0);
+        assertThat(cond(up, "VelocityStoreReady").getStatus()).isEqualTo("True");
+        assertThat(cond(up, "VelocityStoreReady").getReason()).isEqualTo("Ready");
+        assertThat(cond(up, "Ready").getStatus()).isEqualTo("True");
+    }
+
+    @Test
+    void managedReplicationNeedsAMasterAndASentinelQuorum() {
+        FraudEngine fe = Fixtures.engine("replication"); // "core-redis", size 3, 3 sentinels
+        Deployment engine = deployment(4, 4, 4, true);
+        var none = EnumSet.noneOf(Crd.class);
+        var noMaster = redisResource("RedisReplication", "core-redis", Map.of());
+        var withMaster = redisResource("RedisReplication", "core-redis", Map.of("masterNode", "core-redis-0"));
+
+        FraudEngineStatus noSentinels = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(withMaster, statefulSet("core-redis", 3, 3), null), none, List.of(), T0);
+        assertThat(cond(noSentinels, "VelocityStoreReady").getReason()).isEqualTo("RedisNotDeployed");
+        assertThat(cond(noSentinels, "VelocityStoreReady").getMessage()).contains("StatefulSet core-redis-sentinel");
+
+        FraudEngineStatus masterless = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(noMaster, statefulSet("core-redis", 3, 3), statefulSet("core-redis-sentinel", 3, 3)), none, List.of(), T0);
+        assertThat(cond(masterless, "VelocityStoreReady").getReason()).isEqualTo("NoMaster");
+        assertThat(cond(masterless, "Ready").getStatus()).isEqualTo("False");
+
+        FraudEngineStatus noQuorum = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(withMaster, statefulSet("core-redis", 3, 3), statefulSet("core-redis-sentinel", 3, 1)), none, List.of(), T0);
+        assertThat(cond(noQuorum, "VelocityStoreReady").getReason()).isEqualTo("SentinelQuorumNotReady");
+        assertThat(cond(noQuorum, "VelocityStoreReady").getMessage()).contains("1/3 sentinels ready", "quorum 2");
+
+        FraudEngineStatus reduced = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(withMaster, statefulSet("core-redis", 3, 2), statefulSet("core-redis-sentinel", 3, 3)), none, List.of(), T0);
+        assertThat(cond(reduced, "VelocityStoreReady").getStatus()).isEqualTo("True");
+        assertThat(cond(reduced, "VelocityStoreReady").getReason()).isEqualTo("ReducedRedundancy");
+        assertThat(cond(reduced, "Degraded").getReason()).isEqualTo("VelocityStoreRedundancyReduced");
+        assertThat(cond(reduced, "Degraded").getMessage()).contains("2/3 Redis pods ready, master core-redis-0, 3/3 sentinels ready");
+        assertThat(cond(reduced, "Ready").getStatus()).isEqualTo("True");
+
+        FraudEngineStatus full = aggregate(fe, engine, readyKafka(),
+                new Observed.ManagedRedis(withMaster, statefulSet("core-redis", 3, 3), statefulSet("core-redis-sentinel", 3, 3)), none, List.of(), T0);
+        assertThat(cond(full, "VelocityStoreReady").getReason()).isEqualTo("Ready");
+        assertThat(cond(full, "Degraded").getStatus()).isEqualTo("False");
+        assertThat(cond(full, "Ready").getStatus()).isEqualTo("True");
     }
 
     @Test

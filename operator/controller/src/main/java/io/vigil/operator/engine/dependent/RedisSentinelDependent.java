@@ -7,7 +7,6 @@ import io.javaoperatorsdk.operator.processing.GroupVersionKind;
 import io.javaoperatorsdk.operator.processing.dependent.Creator;
 import io.javaoperatorsdk.operator.processing.dependent.Updater;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.GarbageCollected;
-import io.javaoperatorsdk.operator.processing.dependent.kubernetes.GenericKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.engine.Names;
@@ -15,7 +14,7 @@ import io.vigil.operator.engine.desired.*;
 
 /** redis-operator RedisSentinel watching the RedisReplication. No Java model exists for this CRD, hence a generic resource. */
 @KubernetesDependent(informer = @Informer(labelSelector = Names.MANAGED_SELECTOR + ",app.kubernetes.io/component=redis"))
-public class RedisSentinelDependent extends GenericKubernetesDependentResource<FraudEngine>
+public class RedisSentinelDependent extends OwnKindGenericDependent
         implements Creator<GenericKubernetesResource, FraudEngine>, Updater<GenericKubernetesResource, FraudEngine>,
         GarbageCollected<FraudEngine> {
 

@@ -83,8 +83,8 @@ public final class RulesetCompiler {
 
     static Node node(Condition c, Map<String, Set<String>> lists) {
         return switch (c) {
-            case Condition.All a -> new Node.All(cheapestFirst(a.args(), lists));
-            case Condition.Any a -> new Node.Any(cheapestFirst(a.args(), lists));
+            case Condition.All a -> Node.Junction.all(cheapestFirst(a.args(), lists));
+            case Condition.Any a -> Node.Junction.any(cheapestFirst(a.args(), lists));
             case Condition.Not n -> new Node.Not(node(n.arg(), lists));
             case Condition.Leaf l -> leaf(l, lists);
         };

@@ -49,6 +49,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [apps]
   resources: [deployments]
   verbs: [get, list, watch, create, patch, update, delete]
+# Managed Redis health: the StatefulSets redis-operator creates for it (read only).
+- apiGroups: [apps]
+  resources: [statefulsets]
+  verbs: [get, list, watch]
 - apiGroups: [autoscaling]
   resources: [horizontalpodautoscalers]
   verbs: [get, list, watch, create, patch, update, delete]

@@ -172,7 +172,7 @@ public final class StatusAggregator {
         if (redis.hasExternal()) {
             return cond(VELOCITY_STORE_READY, null, EXTERNAL, "external Redis at " + redis.external.address
                     + " is not observed by the operator (external): engine pods become ready only after it answered once;"
-                    + " later outages show in the engine's velocity metrics and the VelocityDegraded alert");
+                    + " later outages show in the engine's velocity metrics and the VigilAuthVelocityDegraded alert");
         }
         VelocitySpec.ManagedRedis m = redis.managedOrDefault();
         String name = Names.redis(fe);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Decides whether a stream entry's event can be published: it must be one well-formed JSON object
@@ -17,7 +18,12 @@ final class EventCheck {
 
     /** Null when publishable, else why not. */
     static String problem(String event) {
-        if (event == null || event.isEmpty()) {
+        return problem(event == null ? null : event.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Null when publishable, else why not. Parses the bytes as stored (UTF-8), no decoding to a String first. */
+    static String problem(byte[] event) {
+        if (event == null || event.length == 0) {
             return "no event field";
         }
         try (JsonParser p = JSON.createParser(event)) {

@@ -3,6 +3,7 @@ package io.vigil.relay;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /** The relay's settings ({@code vigil.relay.*}). Extra producer settings: {@code vigil.relay.producer.<kafka key>=value}. */
@@ -33,9 +34,22 @@ public interface RelayConfig {
     @WithDefault("127.0.0.1:19092")
     String bootstrapServers();
 
-    /** Entries read (and published) per batch. */
-    @WithDefault("500")
+    /** Entries read (and published) per batch: one XREADGROUP and one XACK each. */
+    @WithDefault("1000")
     int batchSize();
+
+    /**
+     * Batches sent to Kafka and not yet acknowledged, per stream: the worker reads and sends the next
+     * batch while the broker acknowledges the previous ones (XACK still only after each entry's ack).
+     */
+    @WithDefault("4")
+    int batchesInFlight();
+
+    /**
+     * Extra Kafka producer settings ({@code vigil.relay.producer.linger.ms=20}); acks, idempotence and
+     * max.in.flight.requests.per.connection are fixed by the relay and not overridable.
+     */
+    Map<String, String> producer();
 
     /** How long one XREADGROUP waits for new entries (the worker's own thread, never an event loop). */
     @WithDefault("1s")

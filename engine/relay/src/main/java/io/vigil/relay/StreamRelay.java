@@ -3,22 +3,19 @@ package io.vigil.relay;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.redis.datasource.stream.PendingMessage;
 import io.quarkus.redis.datasource.stream.StreamCommands;
-import io.quarkus.redis.datasource.stream.StreamMessage;
 import io.quarkus.redis.datasource.stream.StreamRange;
 import io.quarkus.redis.datasource.stream.XAddArgs;
 import io.quarkus.redis.datasource.stream.XPendingArgs;
-import io.quarkus.redis.datasource.stream.XReadGroupArgs;
-import io.vertx.mutiny.redis.client.Response;
-import java.nio.charset.StandardCharsets;
+import io.vertx.redis.client.Response;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -32,9 +29,12 @@ import org.jboss.logging.Logger;
  * Relays one stream to Kafka on its own thread (blocking reads are fine here: this is not an event loop).
  *
  * <p>Per batch: read with the consumer group, check each entry, send the publishable ones
- * (idempotent producer, acks=all, key = the entry's {@code key} field = card_hash), wait for the
- * broker's acknowledgements, then XACK exactly the acknowledged entries. Entries Kafka could not take
- * (broker down) stay in hand and are re-sent with backoff; the worker keeps them claimed meanwhile
+ * (idempotent producer, acks=all, key = the entry's {@code key} field = card_hash, value = the entry's
+ * {@code event} bytes as stored), and once the broker has answered for every record of the batch, XACK
+ * exactly the acknowledged entries in one command. Up to {@code batches-in-flight} batches are sent and
+ * not yet answered: the worker reads and sends the next batch while the broker acknowledges earlier
+ * ones (the broker round trip with acks=all no longer serialises the stream). Entries Kafka could not
+ * take (broker down) stay in hand and are re-sent with backoff; the worker keeps them claimed meanwhile
  * (XCLAIM JUSTID, which does not count as a delivery) so an outage never dead-letters good events.
  *
  * <p>On start the worker first re-reads its own pending entries (a restart with the same consumer
@@ -42,6 +42,9 @@ import org.jboss.logging.Logger;
  * {@code claim-min-idle} from any consumer (XAUTOCLAIM). Entries that were delivered more than
  * {@code max-deliveries} times (something keeps crashing on them) or cannot be parsed go to the
  * dead-letter stream, with the reason, and are acknowledged: never an endless loop.
+ *
+ * <p>Replies are read from the Redis client's raw {@link Response} (no typed decoding into strings):
+ * the event's bytes go to Kafka as Redis holds them, never decoded and re-encoded.
  */
 final class StreamRelay implements Runnable {
 
@@ -62,6 +65,11 @@ final class StreamRelay implements Runnable {
     private final Producer<String, byte[]> producer;
     private final RelayMetrics metrics;
     private final XAddArgs deadLetterBound;
+    private final String count;
+    private final String blockMillis;
+    private final int batchesInFlight;
+    /** Sent batches, oldest first; completed (XACKed) in order. */
+    private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
 
     private volatile boolean stopping;
     private volatile boolean running;
@@ -80,6 +88,9 @@ final class StreamRelay implements Runnable {
         this.producer = producer;
         this.metrics = metrics;
         this.deadLetterBound = new XAddArgs().maxlen(config.deadLetterMaxLength()).nearlyExactTrimming();
+        this.count = Integer.toString(Math.max(1, config.batchSize()));
+        this.blockMillis = Long.toString(Math.max(1, config.block().toMillis()));
+        this.batchesInFlight = Math.max(1, config.batchesInFlight());
     }
 
     String stream() {
@@ -90,7 +101,7 @@ final class StreamRelay implements Runnable {
         return running;
     }
 
-    /** Finish the batch in hand, then return (the caller joins the thread). */
+    /** Finish the batches in hand, then return (the caller joins the thread). */
     void stop() {
         stopping = true;
     }
@@ -100,8 +111,114 @@ final class StreamRelay implements Runnable {
         running = true;
         try {
             loop();
+            // SIGTERM: stop reading, but what was sent is waited for and acknowledged
+            completeAll();
         } finally {
             running = false;
+        }
+    }
+
+    /** One stream entry as read: the event's bytes untouched, the raw fields kept for dead-lettering. */
+    static final class Entry {
+        final String id;
+        final Response fields;
+        String key;
+        byte[] event;
+
+        Entry(String id, Response fields) {
+            this.id = id;
+            this.fields = fields;
+            if (fields != null) {
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    String name = fields.get(i).toString();
+                    if (FIELD_EVENT.equals(name)) {
+                        Response v = fields.get(i + 1);
+                        event = v == null ? null : v.toBytes();
+                    } else if (FIELD_KEY.equals(name)) {
+                        Response v = fields.get(i + 1);
+                        key = v == null ? null : v.toString();
+                    }
+                }
+            }
+        }
+
+        boolean deleted() {
+            return fields == null || fields.size() == 0;
+        }
+
+        Map<String, String> payload() {
+            Map<String, String> m = new LinkedHashMap<>();
+            if (fields != null) {
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    Response v = fields.get(i + 1);
+                    m.put(fields.get(i).toString(), v == null ? null : v.toString());
+                }
+            }
+            return m;
+        }
+    }
+
+    /**
+     * A batch sent to Kafka: one callback per record fills {@code failures[i]} (null = acknowledged by
+     * the broker) and counts down; the worker completes the batch once the count is zero.
+     */
+    final class Batch {
+        final Entry[] entries;
+        final Throwable[] failures;
+        final CountDownLatch unanswered;
+
+        Batch(List<Entry> entries) {
+            this.entries = entries.toArray(Entry[]::new);
+            this.failures = new Throwable[this.entries.length];
+            this.unanswered = new CountDownLatch(this.entries.length);
+        }
+
+        void send() {
+            long sentAt = System.nanoTime();
+            for (int i = 0; i < entries.length; i++) {
+                Entry e = entries[i];
+                String key = e.key == null || e.key.isEmpty() ? null : e.key;
+                try {
+                    producer.send(new ProducerRecord<>(topic, key, e.event), new Answer(this, i, sentAt));
+                } catch (RuntimeException ex) {
+                    // e.g. metadata not available within max.block.ms (broker down at start)
+                    answered(i, ex);
+                }
+            }
+        }
+
+        void answered(int i, Throwable failure) {
+            failures[i] = failure;
+            unanswered.countDown();
+        }
+
+        boolean done() {
+            return unanswered.getCount() == 0;
+        }
+    }
+
+    /** The broker's answer for one record (runs on the producer's I/O thread). */
+    private final class Answer implements Callback {
+        private final Batch batch;
+        private final int index;
+        private final long sentAt;
+
+        Answer(Batch batch, int index, long sentAt) {
+            this.batch = batch;
+            this.index = index;
+            this.sentAt = sentAt;
+        }
+
+        @Override
+        public void onCompletion(RecordMetadata meta, Exception error) {
+            if (error == null) {
+                metrics.publishLatency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS);
+                long appendedAtMillis = entryMillis(batch.entries[index].id);
+                if (appendedAtMillis > 0) {
+                    metrics.eventAge.record(Math.max(0, System.currentTimeMillis() - appendedAtMillis), TimeUnit.MILLISECONDS);
+                }
+            }
+            batch.answered(index, error);
         }
     }
 
@@ -123,20 +240,26 @@ final class StreamRelay implements Runnable {
                     nextReclaim = more ? 0 : System.nanoTime() + config.reclaimInterval().toNanos();
                 }
                 if (history) {
-                    List<StreamMessage<String, String, String>> mine = streams.xreadgroup(group, consumer, stream,
-                            historyCursor, new XReadGroupArgs().count(config.batchSize()));
+                    List<Entry> mine = read(historyCursor, false);
                     if (mine.isEmpty()) {
                         history = false;
                     } else {
-                        historyCursor = mine.get(mine.size() - 1).id();
+                        historyCursor = mine.get(mine.size() - 1).id;
                         LOG.infof("%s: resuming %d pending entries of consumer %s", stream, mine.size(), consumer);
                         handle(mine, true);
                     }
                 } else {
-                    List<StreamMessage<String, String, String>> fresh = streams.xreadgroup(group, consumer, stream,
-                            ">", new XReadGroupArgs().count(config.batchSize()).block(config.block()));
+                    // block in Redis only when nothing is waiting for the broker; else poll and go on
+                    List<Entry> fresh = read(">", inFlight.isEmpty());
                     if (!fresh.isEmpty()) {
                         handle(fresh, false);
+                    }
+                    // a full window, or nothing new to send: complete the oldest batch (waits for its acks)
+                    if (!inFlight.isEmpty() && (fresh.isEmpty() || inFlight.size() >= batchesInFlight)) {
+                        completeOldest();
+                    }
+                    while (!inFlight.isEmpty() && inFlight.peekFirst().done()) {
+                        completeOldest();
                     }
                 }
                 if (failingSince != 0) {
@@ -159,6 +282,43 @@ final class StreamRelay implements Runnable {
         }
     }
 
+    /**
+     * XREADGROUP GROUP g c COUNT n [BLOCK ms] STREAMS s id. The reply is read directly: RESP2
+     * {@code [[stream, entries]]}, RESP3 {@code {stream: entries}}, null when BLOCK timed out; an
+     * entry is {@code [id, [field, value, ...]]}, or {@code [id, nil]} when trimmed while pending.
+     */
+    private List<Entry> read(String from, boolean block) {
+        Response reply = block
+                ? raw("XREADGROUP", "GROUP", group, consumer, "COUNT", count, "BLOCK", blockMillis, "STREAMS", stream, from)
+                : raw("XREADGROUP", "GROUP", group, consumer, "COUNT", count, "STREAMS", stream, from);
+        if (reply == null || reply.size() == 0) {
+            return List.of();
+        }
+        // iterating either shape yields (stream, entries) pairs
+        for (Response perStream : reply) {
+            if (stream.equals(perStream.get(0).toString())) {
+                return entries(perStream.get(1));
+            }
+        }
+        return List.of();
+    }
+
+    private static List<Entry> entries(Response entries) {
+        if (entries == null || entries.size() == 0) {
+            return List.of();
+        }
+        List<Entry> out = new ArrayList<>(entries.size());
+        for (Response entry : entries) {
+            out.add(new Entry(entry.get(0).toString(), entry.get(1)));
+        }
+        return out;
+    }
+
+    private Response raw(String command, String... args) {
+        io.vertx.mutiny.redis.client.Response r = redis.execute(command, args);
+        return r == null ? null : r.getDelegate();
+    }
+
     /** XGROUP CREATE <stream> <group> 0 MKSTREAM: entries written before the first relay started are relayed too. */
     private void ensureGroup() {
         try {
@@ -173,24 +333,22 @@ final class StreamRelay implements Runnable {
 
     /**
      * One XAUTOCLAIM step; true when it found a full batch (call again soon). The reply is read
-     * directly ({@code [cursor, [[id, [field, value, ...]], ...], [deleted ids]]}).
+     * directly ({@code [cursor, [[id, [field, value, ...]], ...], [deleted ids]]}, Redis 7).
      */
     private boolean reclaim() {
-        Response reply = redis.execute("XAUTOCLAIM", stream, group, consumer,
-                Long.toString(config.claimMinIdle().toMillis()), claimCursor, "COUNT", Integer.toString(config.batchSize()));
+        Response reply = raw("XAUTOCLAIM", stream, group, consumer,
+                Long.toString(config.claimMinIdle().toMillis()), claimCursor, "COUNT", count);
         String next = reply.get(0).toString();
         claimCursor = next == null ? "0-0" : next;
-        List<StreamMessage<String, String, String>> messages = new ArrayList<>();
-        for (Response entry : reply.get(1)) {
-            Response fields = entry.get(1);
-            Map<String, String> payload = new LinkedHashMap<>();
-            if (fields != null) {
-                for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    payload.put(fields.get(i).toString(), fields.get(i + 1).toString());
-                }
-            }
-            messages.add(new StreamMessage<>(stream, entry.get(0).toString(), payload));
+        // Redis 7 drops pending entries whose message was deleted (MAXLEN trimming) from the PEL as it
+        // scans, whatever their idle time, and lists their ids here: lost events, counted like the others
+        Response deleted = reply.size() > 2 ? reply.get(2) : null;
+        if (deleted != null && deleted.size() > 0) {
+            metrics.trimmed.increment(deleted.size());
+            LOG.errorf("%s: %d pending entries were trimmed from the stream before they were relayed (events lost): %s",
+                    stream, deleted.size(), deleted);
         }
+        List<Entry> messages = entries(reply.get(1));
         if (messages.isEmpty()) {
             return false;
         }
@@ -200,31 +358,35 @@ final class StreamRelay implements Runnable {
         return messages.size() >= config.batchSize() && !"0-0".equals(claimCursor);
     }
 
-    private void handle(List<StreamMessage<String, String, String>> messages, boolean redelivered) {
+    /**
+     * Checks the entries, settles the ones that cannot be published (trimmed, over-delivered, unparseable),
+     * and sends the rest as one batch. Redelivered entries (own history, reclaimed) are published to the
+     * end before returning: they are few, and this keeps their delivery counts simple.
+     */
+    private void handle(List<Entry> messages, boolean redelivered) {
         Map<String, Integer> deliveries = redelivered ? deliveries(messages) : Map.of();
-        List<StreamMessage<String, String, String>> publishable = new ArrayList<>(messages.size());
+        List<Entry> publishable = new ArrayList<>(messages.size());
         List<String> done = new ArrayList<>();
-        for (StreamMessage<String, String, String> m : messages) {
-            Map<String, String> fields = m.payload();
-            if (fields == null || fields.isEmpty()) {
+        for (Entry m : messages) {
+            if (m.deleted()) {
                 // deleted from the stream (MAXLEN trimming) while pending: nothing left to relay
                 metrics.trimmed.increment();
-                LOG.errorf("%s: entry %s was trimmed from the stream before it was relayed (event lost)", stream, m.id());
-                done.add(m.id());
+                LOG.errorf("%s: entry %s was trimmed from the stream before it was relayed (event lost)", stream, m.id);
+                done.add(m.id);
                 continue;
             }
-            int n = deliveries.getOrDefault(m.id(), 1);
+            int n = deliveries.getOrDefault(m.id, 1);
             if (n > config.maxDeliveries()) {
                 deadLetter(m, "max-deliveries", "delivered " + n + " times (max " + config.maxDeliveries() + ")", n);
                 metrics.deadLetteredMaxDeliveries.increment();
-                done.add(m.id());
+                done.add(m.id);
                 continue;
             }
-            String problem = EventCheck.problem(fields.get(FIELD_EVENT));
+            String problem = EventCheck.problem(m.event);
             if (problem != null) {
                 deadLetter(m, "unparseable", problem, n);
                 metrics.deadLetteredUnparseable.increment();
-                done.add(m.id());
+                done.add(m.id);
                 continue;
             }
             publishable.add(m);
@@ -233,14 +395,19 @@ final class StreamRelay implements Runnable {
             streams.xack(stream, group, done.toArray(String[]::new));
         }
         if (!publishable.isEmpty()) {
-            publish(publishable);
+            Batch b = new Batch(publishable);
+            b.send();
+            inFlight.addLast(b);
+        }
+        if (redelivered) {
+            completeAll();
         }
     }
 
     /** Delivery counts of this consumer's pending entries among {@code messages} (ids ascending). */
-    private Map<String, Integer> deliveries(List<StreamMessage<String, String, String>> messages) {
-        String first = messages.get(0).id();
-        String last = messages.get(messages.size() - 1).id();
+    private Map<String, Integer> deliveries(List<Entry> messages) {
+        String first = messages.get(0).id;
+        String last = messages.get(messages.size() - 1).id;
         List<PendingMessage> pending = streams.xpending(stream, group, StreamRange.of(first, last),
                 messages.size() * 2 + 16, new XPendingArgs().consumer(consumer));
         Map<String, Integer> counts = new HashMap<>(pending.size() * 2);
@@ -250,118 +417,135 @@ final class StreamRelay implements Runnable {
         return counts;
     }
 
-    private void deadLetter(StreamMessage<String, String, String> m, String reason, String detail, int deliveries) {
+    private void deadLetter(Entry m, String reason, String detail, int deliveries) {
         Map<String, String> entry = new LinkedHashMap<>();
         entry.put("reason", reason);
         entry.put("detail", detail);
         entry.put("source_stream", stream);
-        entry.put("source_id", m.id());
+        entry.put("source_id", m.id);
         entry.put("deliveries", Integer.toString(deliveries));
         entry.put("consumer", consumer);
-        for (Map.Entry<String, String> f : m.payload().entrySet()) {
-            entry.putIfAbsent(f.getKey(), f.getValue());
+        Map<String, String> payload = m.payload();
+        for (Map.Entry<String, String> f : payload.entrySet()) {
+            if (f.getValue() != null) {
+                entry.putIfAbsent(f.getKey(), f.getValue());
+            }
         }
         streams.xadd(deadLetterStream, deadLetterBound, entry);
-        LOG.warnf("%s: entry %s (event_id %s) dead-lettered to %s: %s", stream, m.id(),
-                m.payload().get(FIELD_EVENT_ID), deadLetterStream, detail);
+        LOG.warnf("%s: entry %s (event_id %s) dead-lettered to %s: %s", stream, m.id,
+                payload.get(FIELD_EVENT_ID), deadLetterStream, detail);
     }
 
-    private record InFlight(StreamMessage<String, String, String> message, CompletableFuture<RecordMetadata> ack) {
+    /** Completes every batch in hand, oldest first (each waits for its acknowledgements). */
+    private void completeAll() {
+        while (!inFlight.isEmpty()) {
+            if (!completeOldest()) {
+                return; // interrupted: what is left stays pending
+            }
+        }
     }
 
-    /** Sends until every entry is acknowledged by the broker (or dead-lettered), acking as they land. */
-    private void publish(List<StreamMessage<String, String, String>> batch) {
-        List<StreamMessage<String, String, String>> todo = batch;
+    /**
+     * Waits until the broker answered every record of the oldest batch (keeping all in-hand entries
+     * claimed meanwhile), XACKs the acknowledged ones in one command, dead-letters records the broker
+     * rejects for good, and re-sends the rest until they land. False when interrupted.
+     */
+    private boolean completeOldest() {
+        Batch b = inFlight.peekFirst();
+        if (!await(b)) {
+            return false;
+        }
+        inFlight.pollFirst();
+        List<Entry> retry = settle(b);
+        if (retry.isEmpty()) {
+            return true;
+        }
+        // Kafka refused (down, timed out): let the batches behind this one finish first, then re-send
+        // everything that failed, with backoff, before reading more
+        while (!inFlight.isEmpty()) {
+            Batch next = inFlight.peekFirst();
+            if (!await(next)) {
+                return false;
+            }
+            inFlight.pollFirst();
+            retry.addAll(settle(next));
+        }
+        return resend(retry);
+    }
+
+    /** Waits for every answer of {@code b}, renewing the claim on all in-hand entries every heartbeat interval. */
+    private boolean await(Batch b) {
+        long heartbeatMillis = Math.max(1, config.heartbeatInterval().toMillis());
+        try {
+            while (!b.unanswered.await(heartbeatMillis, TimeUnit.MILLISECONDS)) {
+                heartbeat();
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false; // entries stay pending; a restart or another relay takes them
+        }
+    }
+
+    /** XACKs the acknowledged entries of an answered batch; returns the ones to send again. */
+    private List<Entry> settle(Batch b) {
+        List<String> acked = new ArrayList<>(b.entries.length);
+        List<Entry> retry = new ArrayList<>();
+        int published = 0;
+        Throwable lastFailure = null;
+        for (int i = 0; i < b.entries.length; i++) {
+            Throwable failure = b.failures[i];
+            if (failure == null) {
+                acked.add(b.entries[i].id);
+                published++;
+                continue;
+            }
+            metrics.publishFailed.increment();
+            lastFailure = failure;
+            if (rejectedForGood(failure)) {
+                deadLetter(b.entries[i], "rejected", "Kafka rejected the record: " + failure, 1);
+                metrics.deadLetteredRejected.increment();
+                acked.add(b.entries[i].id);
+            } else {
+                retry.add(b.entries[i]);
+            }
+        }
+        if (!acked.isEmpty()) {
+            ack(acked, published);
+        }
+        if (!retry.isEmpty()) {
+            LOG.warnf("%s: %d of %d sends failed (%s)", stream, retry.size(), b.entries.length, lastFailure);
+        }
+        return retry;
+    }
+
+    /** Re-sends {@code todo} until every entry is acknowledged by the broker (or dead-lettered). */
+    private boolean resend(List<Entry> todo) {
         long backoff = config.retryBackoff().toNanos();
         long lastHeartbeat = System.nanoTime();
         while (!todo.isEmpty()) {
-            List<InFlight> inFlight = new ArrayList<>(todo.size());
-            for (StreamMessage<String, String, String> m : todo) {
-                inFlight.add(new InFlight(m, send(m)));
+            if (stopping) {
+                LOG.warnf("%s: stopping with %d entries not acknowledged by Kafka; they stay pending and are "
+                        + "reclaimed after restart", stream, todo.size());
+                return true;
             }
-            // wait for every acknowledgement; keep our entries claimed while Kafka is slow or away
-            for (InFlight f : inFlight) {
-                while (!f.ack.isDone()) {
-                    try {
-                        f.ack.get(config.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
-                    } catch (TimeoutException e) {
-                        heartbeat(inFlight);
-                        lastHeartbeat = System.nanoTime();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return; // entries stay pending; a restart or another relay takes them
-                    } catch (ExecutionException e) {
-                        break;
-                    }
-                }
+            LOG.warnf("%s: retrying %d entries in %d ms", stream, todo.size(), TimeUnit.NANOSECONDS.toMillis(backoff));
+            sleepNanos(backoff);
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+            if (System.nanoTime() - lastHeartbeat > config.heartbeatInterval().toNanos()) {
+                heartbeat(todo);
+                lastHeartbeat = System.nanoTime();
             }
-            List<String> acked = new ArrayList<>(inFlight.size());
-            List<StreamMessage<String, String, String>> retry = new ArrayList<>();
-            Throwable lastFailure = null;
-            int published = 0;
-            for (InFlight f : inFlight) {
-                Throwable failure = failure(f.ack);
-                if (failure == null) {
-                    acked.add(f.message.id());
-                    published++;
-                    continue;
-                }
-                metrics.publishFailed.increment();
-                lastFailure = failure;
-                if (rejectedForGood(failure)) {
-                    deadLetter(f.message, "rejected", "Kafka rejected the record: " + failure, 1);
-                    metrics.deadLetteredRejected.increment();
-                    acked.add(f.message.id());
-                } else {
-                    retry.add(f.message);
-                }
+            Batch b = new Batch(todo);
+            b.send();
+            inFlight.addLast(b);
+            if (!await(b)) {
+                return false;
             }
-            if (!acked.isEmpty()) {
-                ack(acked, published);
-            }
-            todo = retry;
-            if (!todo.isEmpty()) {
-                if (stopping) {
-                    LOG.warnf("%s: stopping with %d entries not acknowledged by Kafka; they stay pending and are "
-                            + "reclaimed after restart", stream, todo.size());
-                    return;
-                }
-                LOG.warnf("%s: %d sends failed (%s); retrying in %d ms", stream, todo.size(), lastFailure,
-                        TimeUnit.NANOSECONDS.toMillis(backoff));
-                sleepNanos(backoff);
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
-                if (System.nanoTime() - lastHeartbeat > config.heartbeatInterval().toNanos()) {
-                    heartbeat(todo.stream().map(m -> new InFlight(m, null)).toList());
-                    lastHeartbeat = System.nanoTime();
-                }
-            }
+            inFlight.pollFirst();
+            todo = settle(b);
         }
-    }
-
-    private CompletableFuture<RecordMetadata> send(StreamMessage<String, String, String> m) {
-        CompletableFuture<RecordMetadata> ack = new CompletableFuture<>();
-        Map<String, String> fields = m.payload();
-        String key = fields.get(FIELD_KEY);
-        byte[] value = fields.get(FIELD_EVENT).getBytes(StandardCharsets.UTF_8);
-        long sentAt = System.nanoTime();
-        long appendedAtMillis = entryMillis(m.id());
-        try {
-            producer.send(new ProducerRecord<>(topic, key == null || key.isEmpty() ? null : key, value), (meta, error) -> {
-                if (error != null) {
-                    ack.completeExceptionally(error);
-                    return;
-                }
-                metrics.publishLatency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS);
-                if (appendedAtMillis > 0) {
-                    metrics.eventAge.record(Math.max(0, System.currentTimeMillis() - appendedAtMillis), TimeUnit.MILLISECONDS);
-                }
-                ack.complete(meta);
-            });
-        } catch (RuntimeException e) {
-            // e.g. metadata not available within max.block.ms (broker down at start)
-            ack.completeExceptionally(e);
-        }
-        return ack;
+        return true;
     }
 
     private void ack(List<String> ids, int published) {
@@ -384,20 +568,27 @@ final class StreamRelay implements Runnable {
         }
     }
 
+    /** Renews the claim on every entry in hand (sent, not yet XACKed). */
+    private void heartbeat() {
+        List<Entry> inHand = new ArrayList<>();
+        for (Batch b : inFlight) {
+            inHand.addAll(List.of(b.entries));
+        }
+        heartbeat(inHand);
+    }
+
     /** XCLAIM <ids> JUSTID resets their idle time (no delivery counted), so XAUTOCLAIM elsewhere leaves them alone. */
-    private void heartbeat(List<InFlight> entries) {
+    private void heartbeat(List<Entry> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
         List<String> args = new ArrayList<>(entries.size() + 6);
         args.add(stream);
         args.add(group);
         args.add(consumer);
         args.add("0");
-        for (InFlight f : entries) {
-            if (f.ack == null || !f.ack.isDone()) {
-                args.add(f.message.id());
-            }
-        }
-        if (args.size() == 4) {
-            return;
+        for (Entry e : entries) {
+            args.add(e.id);
         }
         args.add("JUSTID");
         try {
@@ -407,20 +598,8 @@ final class StreamRelay implements Runnable {
         }
     }
 
-    private static Throwable failure(CompletableFuture<RecordMetadata> f) {
-        if (!f.isCompletedExceptionally()) {
-            return null;
-        }
-        try {
-            f.join();
-            return null;
-        } catch (RuntimeException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
-    }
-
     /** Failures that no retry fixes: the record itself is unacceptable to the broker. */
-    private static boolean rejectedForGood(Throwable t) {
+    static boolean rejectedForGood(Throwable t) {
         return t instanceof RecordTooLargeException || t instanceof RecordBatchTooLargeException
                 || t instanceof InvalidRecordException || t instanceof SerializationException;
     }

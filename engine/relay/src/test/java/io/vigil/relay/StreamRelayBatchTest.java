@@ -1,0 +1,222 @@
+package io.vigil.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.redis.datasource.stream.StreamCommands;
+import io.quarkus.redis.datasource.stream.StreamRange;
+import io.quarkus.redis.datasource.stream.XPendingArgs;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batch semantics of one stream worker, with Kafka's answers under the test's control: a real
+ * Redis, and Kafka's own {@link MockProducer} in place of the broker, because a real broker cannot be
+ * made to acknowledge some records of one batch and fail others on cue. What is checked is what the
+ * worker does with Redis: XACK exactly the acknowledged entries, only once the batch is answered, and
+ * several batches in flight without acknowledging early.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = RelayTestResources.class, restrictToAnnotatedClass = true)
+class StreamRelayBatchTest {
+
+    static final String GROUP = "vigil-relay";
+
+    @Inject
+    RedisDataSource redis;
+
+    @Inject
+    RelayConfig config;
+
+    private final List<StreamRelay> started = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    @AfterEach
+    void stopWorkers() throws InterruptedException {
+        started.forEach(StreamRelay::stop);
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+    }
+
+    private StreamCommands<String, String, String> streams() {
+        return redis.stream(String.class, String.class, String.class);
+    }
+
+    private List<String> append(String stream, String prefix, int n) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String eventId = prefix + "-" + i;
+            ids.add(streams().xadd(stream, Map.of("event_id", eventId, "key", TestEvents.cardOf(i),
+                    "event", TestEvents.event(eventId, "txn-" + eventId, TestEvents.cardOf(i)))));
+        }
+        return ids;
+    }
+
+    /** The injected settings with a different batch size and window. */
+    private RelayConfig with(int batchSize, int batchesInFlight) {
+        return (RelayConfig) Proxy.newProxyInstance(RelayConfig.class.getClassLoader(), new Class<?>[] {RelayConfig.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "batchSize" -> batchSize;
+                    case "batchesInFlight" -> batchesInFlight;
+                    default -> method.invoke(config, args);
+                });
+    }
+
+    private StreamRelay start(String stream, String consumer, RelayConfig settings, MockProducer<String, byte[]> producer,
+                              RelayMetrics metrics) {
+        StreamRelay worker = new StreamRelay(stream, settings, consumer, redis, producer, metrics);
+        Thread t = new Thread(worker, "test-worker-" + stream);
+        started.add(worker);
+        threads.add(t);
+        t.start();
+        return worker;
+    }
+
+    private static MockProducer<String, byte[]> manualProducer() {
+        return new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    private long pending(String stream) {
+        return streams().xpending(stream, GROUP).getPendingCount();
+    }
+
+    private List<String> pendingIds(String stream) {
+        return streams().xpending(stream, GROUP, StreamRange.of("-", "+"), 1000, new XPendingArgs()).stream()
+                .map(p -> p.getMessageId()).toList();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for: " + what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void partial_kafka_failure_inside_a_batch_acknowledges_only_what_the_broker_acknowledged() throws Exception {
+        String stream = "test:partial";
+        List<String> ids = append(stream, "partial", 10);
+        MockProducer<String, byte[]> kafka = manualProducer();
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        start(stream, "partial-worker", with(10, 4), kafka, metrics);
+
+        await("the batch of 10 sent", () -> kafka.history().size() == 10);
+        // the event bytes reach Kafka as stored, keyed by the entry's key field
+        ProducerRecord<String, byte[]> first = kafka.history().get(0);
+        assertThat(first.key()).isEqualTo(TestEvents.cardOf(0));
+        assertThat(new String(first.value(), StandardCharsets.UTF_8)).startsWith("{\"event_id\":\"partial-0\"");
+
+        for (int i = 0; i < 5; i++) {
+            kafka.completeNext();
+        }
+        // half answered: the batch is not settled yet, nothing acknowledged in Redis
+        Thread.sleep(300);
+        assertThat(pending(stream)).isEqualTo(10);
+
+        kafka.errorNext(new NetworkException("broker went away")); // entry 5: retriable
+        for (int i = 6; i < 10; i++) {
+            kafka.completeNext();
+        }
+        await("the 9 acknowledged entries XACKed", () -> pending(stream) == 1);
+        assertThat(pendingIds(stream)).containsExactly(ids.get(5));
+        assertThat(metrics.published.count()).isEqualTo(9);
+        assertThat(metrics.publishFailed.count()).isEqualTo(1);
+
+        // the failed entry is sent again (backoff) and acknowledged once the broker takes it
+        await("entry 5 re-sent", () -> kafka.history().size() == 11);
+        assertThat(new String(kafka.history().get(10).value(), StandardCharsets.UTF_8)).contains("\"event_id\":\"partial-5\"");
+        assertThat(pending(stream)).isEqualTo(1);
+        kafka.completeNext();
+        await("nothing pending", () -> pending(stream) == 0);
+        assertThat(metrics.published.count()).isEqualTo(10);
+    }
+
+    @Test
+    void a_record_the_broker_rejects_for_good_is_dead_lettered_and_its_batch_mates_published() throws Exception {
+        String stream = "test:rejected";
+        List<String> ids = append(stream, "rejected", 3);
+        MockProducer<String, byte[]> kafka = manualProducer();
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        start(stream, "rejected-worker", with(3, 4), kafka, metrics);
+
+        await("the batch of 3 sent", () -> kafka.history().size() == 3);
+        kafka.completeNext();
+        kafka.errorNext(new RecordTooLargeException("too large"));
+        kafka.completeNext();
+        await("nothing pending", () -> pending(stream) == 0);
+        assertThat(metrics.published.count()).isEqualTo(2);
+        assertThat(metrics.deadLetteredRejected.count()).isEqualTo(1);
+        var dead = streams().xrange(stream + ":dead-letter", StreamRange.of("-", "+"));
+        assertThat(dead).hasSize(1);
+        assertThat(dead.get(0).payload()).containsEntry("reason", "rejected").containsEntry("source_id", ids.get(1))
+                .containsEntry("event_id", "rejected-1");
+        assertThat(kafka.history()).hasSize(3); // never re-sent
+    }
+
+    @Test
+    void several_batches_in_flight_each_acknowledged_only_when_answered() throws Exception {
+        String stream = "test:window";
+        List<String> ids = append(stream, "window", 9);
+        MockProducer<String, byte[]> kafka = manualProducer();
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        start(stream, "window-worker", with(3, 2), kafka, metrics);
+
+        // two batches of 3 sent before the broker answered anything; the third waits for a free slot
+        await("two batches in flight", () -> kafka.history().size() == 6);
+        Thread.sleep(300);
+        assertThat(kafka.history()).hasSize(6);
+        assertThat(pending(stream)).isEqualTo(6);
+
+        for (int i = 0; i < 3; i++) {
+            kafka.completeNext();
+        }
+        await("the third batch sent", () -> kafka.history().size() == 9);
+        await("the first batch XACKed", () -> metrics.published.count() == 3);
+        assertThat(pendingIds(stream)).containsExactlyElementsOf(ids.subList(3, 9));
+
+        while (kafka.completeNext()) {
+            // answer everything left
+        }
+        await("nothing pending", () -> pending(stream) == 0);
+        assertThat(metrics.published.count()).isEqualTo(9);
+    }
+
+    /** Found by the worker's first XAUTOCLAIM, which (Redis 7) drops deleted entries from the PEL whatever their idle time. */
+    @Test
+    void a_pending_entry_trimmed_from_the_stream_is_counted_and_leaves_the_pending_list() throws Exception {
+        String stream = "test:trimmed";
+        List<String> ids = append(stream, "trimmed", 2);
+        redis.execute("XGROUP", "CREATE", stream, GROUP, "0");
+        // delivered to this consumer (then it "crashed"), and the first entry trimmed away meanwhile
+        redis.execute("XREADGROUP", "GROUP", GROUP, "restarted-worker", "COUNT", "10", "STREAMS", stream, ">");
+        redis.execute("XDEL", stream, ids.get(0));
+        MockProducer<String, byte[]> kafka = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        start(stream, "restarted-worker", config, kafka, metrics);
+
+        await("nothing pending", () -> pending(stream) == 0);
+        assertThat(metrics.trimmed.count()).isEqualTo(1);
+        assertThat(kafka.history()).hasSize(1);
+        assertThat(new String(kafka.history().get(0).value(), StandardCharsets.UTF_8)).contains("\"event_id\":\"trimmed-1\"");
+        assertThat(metrics.published.count()).isEqualTo(1);
+    }
+}

@@ -9,6 +9,14 @@ import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
+import io.vigil.engine.ruleset.KeyRulesets;
+import io.vigil.engine.ruleset.LoadedRuleset;
+import io.vigil.engine.ruleset.RulesetRegistry;
+import io.vigil.engine.ruleset.RulesetSnapshot;
+import io.vigil.rules.model.Rule;
+import io.vigil.rules.model.RulesetDocument;
+import io.vigil.rules.model.Velocity;
+import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import io.vigil.rules.velocity.VelocityStore;
@@ -22,10 +30,15 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +84,8 @@ public class RedisVelocityStore implements VelocityStore {
     InstantSource clock;
     @Inject
     MeterRegistry registry;
+    @Inject
+    RulesetRegistry rulesets;
     @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone")
     String clientType;
 
@@ -78,6 +93,7 @@ public class RedisVelocityStore implements VelocityStore {
     private TypedGuard<CompletionStage<double[]>> breaker;
     private final AtomicInteger circuitState = new AtomicInteger(0);
     private final AtomicBoolean answered = new AtomicBoolean();
+    private final Set<String> warnedThresholds = ConcurrentHashMap.newKeySet();
     private Timer writeRoundTrip;
     private Timer readRoundTrip;
     private Counter redisErrors;
@@ -88,7 +104,8 @@ public class RedisVelocityStore implements VelocityStore {
     @PostConstruct
     void init() {
         boolean cluster = "cluster".equalsIgnoreCase(clientType);
-        client = new VelocityScriptClient(vertx, redis, cluster, config.timeout().toMillis(), config.bucketsPerWindow());
+        client = new VelocityScriptClient(vertx, redis, cluster, config.timeout().toMillis(), config.bucketsPerWindow(),
+                config.distinctCap());
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
         breaker = TypedGuard.create(new TypeLiteral<CompletionStage<double[]>>() {
                 })
@@ -116,10 +133,11 @@ public class RedisVelocityStore implements VelocityStore {
                 .description("Velocity circuit breaker: 0 closed, 1 half-open (probing), 2 open (not calling Redis)")
                 .register(registry);
         FunctionCounter.builder("vigil.velocity.keys.touched", client, VelocityScriptClient::keysTouched)
-                .description("Redis keys read or written by velocity scripts (windows, HLL buckets, markers)")
+                .description("Redis keys named by velocity script calls (one velocity hash per dimension value and ruleset, markers)")
                 .register(registry);
-        LOG.infof("velocity store: Redis (%s), timeout %s, %d buckets per window, breaker %d calls / %.2f ratio / %s delay",
-                cluster ? "cluster" : "standalone", config.timeout(), config.bucketsPerWindow(),
+        rulesets.onActivation(this::warnUnreachableDistinctThresholds);
+        LOG.infof("velocity store: Redis (%s), timeout %s, %d buckets per window, distinct cap %d, breaker %d calls / %.2f ratio / %s delay",
+                cluster ? "cluster" : "standalone", config.timeout(), config.bucketsPerWindow(), config.distinctCap(),
                 cb.requestVolume(), cb.failureRatio(), cb.delay());
     }
 
@@ -143,6 +161,42 @@ public class RedisVelocityStore implements VelocityStore {
                 .description("Velocity requests answered unavailable, by reason (timeouts are counted in vigil.velocity.timeouts)")
                 .tag("reason", reason)
                 .register(registry);
+    }
+
+    /**
+     * A distinct count saturates at the cap ({@code vigil.velocity.distinct-cap}), so a distinct rule
+     * whose threshold is above it can never match: say so once per ruleset version and rule.
+     */
+    void warnUnreachableDistinctThresholds(RulesetSnapshot snapshot) {
+        for (String rule : unreachableDistinctRules(snapshot, config.distinctCap())) {
+            if (warnedThresholds.add(rule)) {
+                LOG.warnf("velocity: %s is above vigil.velocity.distinct-cap %d: the distinct count saturates at the cap,"
+                        + " so this rule can never match", rule, config.distinctCap());
+            }
+        }
+    }
+
+    /** Enabled distinct rules of the active rulesets whose threshold is above {@code cap}, described. */
+    static List<String> unreachableDistinctRules(RulesetSnapshot snapshot, int cap) {
+        List<String> found = new ArrayList<>();
+        BigDecimal limit = BigDecimal.valueOf(cap);
+        for (KeyRulesets key : snapshot.keys()) {
+            for (LoadedRuleset partition : key.partitions()) {
+                RulesetDocument document = partition.compiled().document();
+                if (document == null) {
+                    continue;
+                }
+                for (Rule rule : document.rules()) {
+                    Velocity v = rule.velocity();
+                    if (rule.enabled() && v != null && v.aggregate() == Aggregate.DISTINCT && v.threshold() != null
+                            && v.threshold().compareTo(limit) > 0) {
+                        found.add("ruleset " + partition.key() + " v" + partition.version() + " (" + partition.partition()
+                                + ") rule " + rule.ruleId() + ": distinct threshold " + v.threshold().toPlainString());
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     private void circuitChanged(CircuitBreakerState state) {

@@ -39,6 +39,14 @@ public interface VelocityConfig {
     @WithDefault("10")
     int bucketsPerWindow();
 
+    /**
+     * Members kept per distinct check and dimension value (at least 1). Beyond it the member seen
+     * longest ago is evicted and the check answers the cap: a distinct threshold above the cap can
+     * never be reached (warned at ruleset activation).
+     */
+    @WithDefault("1000")
+    int distinctCap();
+
     CircuitBreaker circuitBreaker();
 
     interface CircuitBreaker {

@@ -9,21 +9,24 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Redis key names of velocity windows and idempotency markers.
+ * Redis key and field names of velocity state and idempotency markers (docs/velocity.md, "Keys").
  *
  * <pre>
- * vel:{card_hash:abc}:CARD_AUTH:card-5min-velocity:300s:count    window of one rule (HASH bucket -> value)
- * vel:{card_hash:abc}:CARD_AUTH:card-devices:3600s:distinct:&lt;ms&gt; one HyperLogLog per bucket
- * veltx:{card_hash:abc}:CARD_AUTH:txn-7c1e                       marker of a counted transaction
+ * vel:{card_hash:abc}:CARD_AUTH                      HASH: every velocity check of ruleset CARD_AUTH on that card
+ *   card-5min-velocity:300s:count|1800000000000      -> 3        (count of the bucket starting then)
+ *   card-24h-amount:86400s:sum|1799996400000         -> 120.5    (sum of the bucket)
+ *   card-1h-merchants:3600s:distinct|m-17            -> 1800000012345 (member m-17 last seen then)
+ *   |exp                                             -> deadline (engine ms) the key's TTL was set to
+ * veltx:{card_hash:abc}:CARD_AUTH:txn-7c1e           STRING: "check id=value\n" answered to that transaction
  * </pre>
  *
  * The hash tag is the dimension and its value, so every key about one card (or device, ...) is in
- * one Redis Cluster slot and one script call can touch them all. Ruleset key, rule id, window and
- * aggregate are in the name so no two rules or windows ever share a counter.
+ * one Redis Cluster slot and one script call can touch them all. The key carries the ruleset key, the
+ * field the rule id, window and aggregate, so no two rulesets, rules or windows ever share a counter.
  */
 public final class VelocityKeys {
 
-    /** Values that would break the hash tag or make keys huge are replaced by their SHA-256. */
+    /** Values that would break the hash tag or make keys (or fields) huge are replaced by their SHA-256. */
     static final int MAX_PLAIN_VALUE = 128;
 
     private VelocityKeys() {
@@ -34,13 +37,27 @@ public final class VelocityKeys {
         return dimension + ':' + safeValue(value);
     }
 
-    /** {@code <rulesetKey>:<ruleId>:<window>s:<aggregate>}: the check's id, also its marker field. */
+    /**
+     * {@code <ruleId>:<window>s:<aggregate>}: the check's id, the prefix of its fields in the
+     * velocity hash and its field in the marker.
+     */
     public static String checkId(VelocityCheck check) {
-        return check.rulesetKey() + ':' + check.ruleId() + ':' + check.windowSeconds() + "s:" + aggregateName(check.aggregate());
+        return check.ruleId() + ':' + check.windowSeconds() + "s:" + aggregateName(check.aggregate());
     }
 
-    public static String windowKey(String tag, String checkId) {
-        return "vel:{" + tag + "}:" + checkId;
+    /** The HASH holding every check of {@code rulesetKey} on the dimension value of {@code tag}. */
+    public static String velocityKey(String tag, String rulesetKey) {
+        return "vel:{" + tag + "}:" + rulesetKey;
+    }
+
+    /** The field of a count or sum bucket starting at {@code bucketStartMillis}. */
+    public static String bucketField(String checkId, long bucketStartMillis) {
+        return checkId + '|' + bucketStartMillis;
+    }
+
+    /** The field of a distinct check's member (holding when it was last seen). */
+    public static String memberField(String checkId, String member) {
+        return checkId + '|' + safeValue(member);
     }
 
     public static String markerKey(String tag, String rulesetKey, String transactionId) {

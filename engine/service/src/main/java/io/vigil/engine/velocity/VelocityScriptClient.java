@@ -8,8 +8,8 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 import io.vertx.redis.client.impl.types.ErrorType;
-import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 
@@ -19,11 +19,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
@@ -36,11 +33,17 @@ import java.util.concurrent.atomic.LongAdder;
  * (EVALSHA, falling back to EVAL on NOSCRIPT, which also caches the script on that node) per hash
  * slot group.
  *
+ * <p>Key layout (docs/adr/0004-velocity-storage.md): one HASH per (dimension value, ruleset key)
+ * holds every check's buckets and distinct members, so the script reads each dimension value with one
+ * HGETALL and writes it with one HSET whatever the number of checks on it.
+ *
  * <p>Standalone Redis: one call answers every check of the transaction. Redis Cluster: the keys of
  * one script call must live in one slot, and checks on different dimension values (card vs device)
- * hash to different slots, so the checks are grouped by hash tag and the groups' calls are sent at
- * once (the client pipelines them over its connections): one network round trip, one atomic call per
- * slot, one idempotency marker per slot.
+ * hash to different slots, so the checks are grouped by velocity hash (dimension value and ruleset
+ * key) and the groups' calls are sent at once (the client pipelines them over its connections): one
+ * network round trip, one atomic call per slot, one idempotency marker per slot. A request mixing
+ * ruleset keys (the engine never sends one) gets one call per ruleset key, so marker fields never
+ * mix rulesets.
  *
  * <p>Plain class (no CDI) so that tests drive it with their own clock and Redis.
  */
@@ -49,30 +52,44 @@ public final class VelocityScriptClient {
     /** The Lua source, shipped as a resource next to this class. */
     public static final String SCRIPT = loadScript();
     public static final String SCRIPT_SHA = sha1(SCRIPT);
+    /** Members kept per distinct check when none is configured ({@code vigil.velocity.distinct-cap}). */
+    public static final int DEFAULT_DISTINCT_CAP = 1000;
 
     private final Vertx vertx;
     private final Redis redis;
     private final boolean cluster;
     private final long timeoutMillis;
     private final int bucketsPerWindow;
+    private final int distinctCap;
     private final LongAdder keysTouched = new LongAdder();
     private final AtomicReference<Future<RedisConnection>> clusterConnection = new AtomicReference<>();
+
+    /** With the default distinct cap. */
+    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, long timeoutMillis, int bucketsPerWindow) {
+        this(vertx, redis, cluster, timeoutMillis, bucketsPerWindow, DEFAULT_DISTINCT_CAP);
+    }
 
     /**
      * @param cluster          group checks by slot (Redis Cluster) instead of one call per transaction
      * @param timeoutMillis    a call not answered by then fails with {@link TimeoutException}; the
      *                         command itself stays queued on its connection (Redis has no cancel)
      * @param bucketsPerWindow at least 10: the error bound is one bucket, a tenth of the window
+     * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
-    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, long timeoutMillis, int bucketsPerWindow) {
+    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, long timeoutMillis, int bucketsPerWindow,
+                                int distinctCap) {
         if (bucketsPerWindow < 10) {
             throw new IllegalArgumentException("vigil.velocity.buckets-per-window must be at least 10, got " + bucketsPerWindow);
+        }
+        if (distinctCap < 1) {
+            throw new IllegalArgumentException("vigil.velocity.distinct-cap must be at least 1, got " + distinctCap);
         }
         this.vertx = vertx;
         this.redis = redis;
         this.cluster = cluster;
         this.timeoutMillis = timeoutMillis;
         this.bucketsPerWindow = bucketsPerWindow;
+        this.distinctCap = distinctCap;
     }
 
     /** Bucket length of a window: a tenth (or finer) of it, at least 1 ms. */
@@ -80,7 +97,11 @@ public final class VelocityScriptClient {
         return Math.max(1, (windowMillis + bucketsPerWindow - 1) / bucketsPerWindow);
     }
 
-    /** Keys read or written so far (windows, HLL buckets, markers): the keys-touched meter. */
+    public int distinctCap() {
+        return distinctCap;
+    }
+
+    /** Keys named by script calls so far (velocity hashes and markers): the keys-touched meter. */
     public long keysTouched() {
         return keysTouched.sum();
     }
@@ -95,86 +116,136 @@ public final class VelocityScriptClient {
         if (n == 0) {
             return CompletableFuture.completedFuture(new double[0]);
         }
+        // per check: its velocity hash, the script call it goes in, its hash's index in that call
+        String[] tags = new String[n];
+        String[] hashKeys = new String[n];
+        int[] callOf = new int[n];
+        int[] hashIndex = new int[n];
+        int[] hashesInCall = new int[n];
+        int calls = 0;
+        for (int i = 0; i < n; i++) {
+            VelocityCheck c = checks.get(i);
+            tags[i] = VelocityKeys.tag(c.dimension(), c.dimensionValue());
+            hashKeys[i] = VelocityKeys.velocityKey(tags[i], c.rulesetKey());
+            int sameHash = -1;
+            int sameCall = -1;
+            for (int j = 0; j < i && sameHash < 0; j++) {
+                if (hashKeys[j].equals(hashKeys[i])) {
+                    sameHash = j;
+                } else if (sameCall < 0 && !cluster && checks.get(j).rulesetKey().equals(c.rulesetKey())) {
+                    sameCall = j;
+                }
+            }
+            if (sameHash >= 0) {
+                callOf[i] = callOf[sameHash];
+                hashIndex[i] = hashIndex[sameHash];
+            } else {
+                callOf[i] = sameCall >= 0 ? callOf[sameCall] : calls++;
+                hashIndex[i] = ++hashesInCall[callOf[i]];
+            }
+        }
+
         double[] values = new double[n];
         CompletableFuture<double[]> result = new CompletableFuture<>();
         long timer = vertx.setTimer(timeoutMillis, id -> result.completeExceptionally(
                 new TimeoutException("velocity script not answered within " + timeoutMillis + " ms")));
         result.whenComplete((v, e) -> vertx.cancelTimer(timer));
-
-        if (!cluster) {
-            int[] all = new int[n];
-            for (int i = 0; i < n; i++) {
-                all[i] = i;
-            }
-            send(request, all, nowMillis, values, result, new AtomicInteger(1));
-            return result;
-        }
-        Map<String, List<Integer>> groups = new LinkedHashMap<>();
-        for (int i = 0; i < n; i++) {
-            VelocityCheck c = checks.get(i);
-            groups.computeIfAbsent(VelocityKeys.tag(c.dimension(), c.dimensionValue()), t -> new ArrayList<>(n)).add(i);
-        }
-        AtomicInteger pending = new AtomicInteger(groups.size());
-        for (List<Integer> group : groups.values()) {
-            int[] indices = new int[group.size()];
-            for (int j = 0; j < indices.length; j++) {
-                indices[j] = group.get(j);
-            }
-            send(request, indices, nowMillis, values, result, pending);
+        AtomicInteger pending = new AtomicInteger(calls);
+        for (int g = 0; g < calls; g++) {
+            Call call = new Call(request, g, callOf, hashIndex, hashesInCall[g], tags, hashKeys, nowMillis);
+            keysTouched.add(1 + hashesInCall[g]);
+            send(call, values, result, pending);
         }
         return result;
     }
 
-    private void send(VelocityRequest request, int[] indices, long nowMillis, double[] values,
-                      CompletableFuture<double[]> result, AtomicInteger pending) {
-        List<VelocityCheck> checks = request.checks();
-        int count = indices.length;
-        String[] keys = new String[count + 1];
-        String[] argv = new String[3 + 5 * count];
-        long markerTtl = 0;
-        int touched = keys.length;
-        String markerTag = null;
-        String markerRuleset = null;
-        for (int j = 0; j < count; j++) {
-            VelocityCheck c = checks.get(indices[j]);
-            String tag = VelocityKeys.tag(c.dimension(), c.dimensionValue());
-            if (markerTag == null) {
-                markerTag = tag;
-                markerRuleset = c.rulesetKey();
-            }
-            String id = VelocityKeys.checkId(c);
-            long window = c.windowSeconds() * 1000L;
-            long bucket = bucketMillis(window);
-            keys[j + 1] = VelocityKeys.windowKey(tag, id);
-            int a = 3 + 5 * j;
-            argv[a] = switch (c.aggregate()) {
-                case COUNT -> "c";
-                case SUM -> "s";
-                case DISTINCT -> "d";
-            };
-            argv[a + 1] = Long.toString(window);
-            argv[a + 2] = Long.toString(bucket);
-            argv[a + 3] = switch (c.aggregate()) {
-                case COUNT -> "";
-                // a non-finite amount would make HINCRBYFLOAT fail half-way through the script
-                case SUM -> Double.isFinite(c.sumValue()) ? Double.toString(c.sumValue()) : "0";
-                case DISTINCT -> c.distinctValue() == null ? "" : c.distinctValue();
-            };
-            argv[a + 4] = id;
-            if (c.aggregate() == Aggregate.DISTINCT) {
-                touched += (int) (window / bucket); // the window's other HLL buckets
-            }
-            markerTtl = Math.max(markerTtl, window + bucket);
-        }
-        keys[0] = VelocityKeys.markerKey(markerTag, markerRuleset, request.transactionId());
-        argv[0] = Long.toString(nowMillis);
-        argv[1] = request.readOnly() ? "r" : "w";
-        argv[2] = Long.toString(markerTtl);
-        keysTouched.add(touched);
+    /** One script call: the checks of {@code request} whose {@code callOf} is {@code group}. */
+    private final class Call {
+        final VelocityRequest request;
+        final int group;
+        final int[] callOf;
+        final int[] hashIndex;
+        final int hashes;
+        final String[] tags;
+        final String[] hashKeys;
+        final long now;
+        int size;
 
-        send(script(Command.EVALSHA, SCRIPT_SHA, keys, argv))
+        Call(VelocityRequest request, int group, int[] callOf, int[] hashIndex, int hashes, String[] tags,
+             String[] hashKeys, long now) {
+            this.request = request;
+            this.group = group;
+            this.callOf = callOf;
+            this.hashIndex = hashIndex;
+            this.hashes = hashes;
+            this.tags = tags;
+            this.hashKeys = hashKeys;
+            this.now = now;
+        }
+
+        /**
+         * {@code <command> <script|sha> <numkeys> marker hash... now mode markerTtl cap}, then per
+         * check: hash index, aggregate, window, bucket, id, field, amount (velocity.lua's header).
+         */
+        Request build(Command command, String scriptOrSha) {
+            List<VelocityCheck> checks = request.checks();
+            int n = checks.size();
+            Request r = Request.cmd(command).arg(scriptOrSha).arg(1 + hashes);
+            int first = -1;
+            long markerTtl = 0;
+            int named = 0;
+            size = 0;
+            for (int i = 0; i < n; i++) {
+                if (callOf[i] != group) {
+                    continue;
+                }
+                if (first < 0) {
+                    first = i;
+                    r.arg(VelocityKeys.markerKey(tags[i], checks.get(i).rulesetKey(), request.transactionId()));
+                }
+                if (hashIndex[i] > named) { // hashes are numbered in order of first use
+                    r.arg(hashKeys[i]);
+                    named++;
+                }
+                long window = checks.get(i).windowSeconds() * 1000L;
+                markerTtl = Math.max(markerTtl, window + bucketMillis(window));
+                size++;
+            }
+            r.arg(now).arg(request.readOnly() ? "r" : "w").arg(markerTtl).arg(distinctCap);
+            for (int i = 0; i < n; i++) {
+                if (callOf[i] != group) {
+                    continue;
+                }
+                VelocityCheck c = checks.get(i);
+                long window = c.windowSeconds() * 1000L;
+                long bucket = bucketMillis(window);
+                String id = VelocityKeys.checkId(c);
+                r.arg(hashIndex[i]);
+                switch (c.aggregate()) {
+                    case COUNT -> r.arg("c");
+                    case SUM -> r.arg("s");
+                    case DISTINCT -> r.arg("d");
+                }
+                r.arg(window).arg(bucket).arg(id);
+                // the fields are named here rather than in Lua: string building is cheaper in Java
+                // than in Redis' single thread
+                switch (c.aggregate()) {
+                    case COUNT -> r.arg(VelocityKeys.bucketField(id, now - now % bucket)).arg("");
+                    // a non-finite amount would poison the bucket's sum for the whole window
+                    case SUM -> r.arg(VelocityKeys.bucketField(id, now - now % bucket))
+                            .arg(Double.isFinite(c.sumValue()) ? Double.toString(c.sumValue()) : "0");
+                    case DISTINCT -> r.arg(c.distinctValue() == null ? "" : VelocityKeys.memberField(id, c.distinctValue()))
+                            .arg("");
+                }
+            }
+            return r;
+        }
+    }
+
+    private void send(Call call, double[] values, CompletableFuture<double[]> result, AtomicInteger pending) {
+        send(call.build(Command.EVALSHA, SCRIPT_SHA))
                 .recover(err -> isNoScript(err)
-                        ? send(script(Command.EVAL, SCRIPT, keys, argv))
+                        ? send(call.build(Command.EVAL, SCRIPT))
                         : Future.failedFuture(err))
                 .onComplete(ar -> {
                     if (ar.failed()) {
@@ -182,14 +253,20 @@ public final class VelocityScriptClient {
                         return;
                     }
                     Response reply = ar.result();
+                    int count = call.size;
                     if (reply == null || reply.size() != count) {
                         result.completeExceptionally(new VelocityReplyException(
                                 "velocity script answered " + (reply == null ? "nil" : reply.size() + " values") + " for " + count + " checks", null));
                         return;
                     }
                     try {
-                        for (int j = 0; j < count; j++) {
-                            values[indices[j]] = Double.parseDouble(reply.get(j).toString());
+                        int j = 0;
+                        for (int i = 0; i < values.length; i++) {
+                            if (call.callOf[i] == call.group) {
+                                // counts come back as integers, sums and retried answers as strings
+                                Response value = reply.get(j++);
+                                values[i] = value.type() == ResponseType.NUMBER ? value.toLong() : Double.parseDouble(value.toString());
+                            }
                         }
                     } catch (RuntimeException e) {
                         result.completeExceptionally(new VelocityReplyException("velocity script answered a non-number: " + reply, e));
@@ -260,17 +337,6 @@ public final class VelocityScriptClient {
         if (current != null && current.succeeded()) {
             current.result().close();
         }
-    }
-
-    private static Request script(Command command, String scriptOrSha, String[] keys, String[] argv) {
-        Request request = Request.cmd(command).arg(scriptOrSha).arg(keys.length);
-        for (String key : keys) {
-            request.arg(key);
-        }
-        for (String arg : argv) {
-            request.arg(arg);
-        }
-        return request;
     }
 
     static boolean isNoScript(Throwable err) {

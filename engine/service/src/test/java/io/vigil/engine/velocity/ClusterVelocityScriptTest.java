@@ -1,13 +1,12 @@
 package io.vigil.engine.velocity;
 
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.RedisReplicas;
 import io.vigil.testing.redis.RedisExtension;
 import io.vigil.testing.redis.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,62 +25,45 @@ class ClusterVelocityScriptTest extends VelocityScriptContract {
     @RegisterExtension
     static final RedisExtension REDIS = RedisExtension.withCluster(3);
 
-    static Redis client;
-
-    @BeforeAll
-    static void connect() {
-        startVertx();
-        client = open();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
-
-    static Redis open() {
-        RedisOptions options = new RedisOptions()
-                .setType(RedisClientType.CLUSTER)
-                .setUseReplicas(RedisReplicas.NEVER)
-                .setMaxPoolSize(8)
-                .setMaxPoolWaiting(4096)
-                .setMaxWaitingHandlers(4096);
-        for (RedisServer node : REDIS.cluster().nodes()) {
-            options.addConnectionString(node.uri());
-        }
-        return Redis.createClient(vertx, options);
-    }
-
     @Override
-    Redis redis() {
-        return client;
-    }
+    Target target() {
+        return new Target() {
+            @Override
+            public Redis open(Vertx vertx) {
+                RedisOptions options = new RedisOptions()
+                        .setType(RedisClientType.CLUSTER)
+                        .setUseReplicas(RedisReplicas.NEVER)
+                        .setMaxPoolSize(8)
+                        .setMaxPoolWaiting(4096)
+                        .setMaxWaitingHandlers(4096);
+                for (RedisServer node : REDIS.cluster().nodes()) {
+                    options.addConnectionString(node.uri());
+                }
+                return Redis.createClient(vertx, options);
+            }
 
-    @Override
-    Redis newClient() {
-        return open();
-    }
+            @Override
+            public boolean cluster() {
+                return true;
+            }
 
-    @Override
-    boolean cluster() {
-        return true;
-    }
+            @Override
+            public void flush() {
+                REDIS.cluster().flushAll();
+            }
 
-    @Override
-    void flush() {
-        REDIS.cluster().flushAll();
-    }
+            @Override
+            public Object command(String key, String... args) {
+                return REDIS.cluster().nodeFor(key).command(args);
+            }
 
-    @Override
-    Object command(String key, String... args) {
-        return REDIS.cluster().nodeFor(key).command(args);
-    }
-
-    @Override
-    void scriptFlush() {
-        for (RedisServer node : REDIS.cluster().nodes()) {
-            node.command("SCRIPT", "FLUSH");
-        }
+            @Override
+            public void scriptFlush() {
+                for (RedisServer node : REDIS.cluster().nodes()) {
+                    node.command("SCRIPT", "FLUSH");
+                }
+            }
+        };
     }
 
     @Test
@@ -93,9 +75,9 @@ class ClusterVelocityScriptTest extends VelocityScriptContract {
             String tag = VelocityKeys.tag("card_hash", card);
             RedisServer owner = REDIS.cluster().nodeFor("{" + tag + "}");
             owners.add(owner.port());
-            // window, HLL bucket and marker of that card all live on the owner
+            // the card's velocity hash and marker both live on the owner
             for (String key : List.of(
-                    VelocityKeys.windowKey(tag, VelocityKeys.checkId(count("card-5m", card, 300))),
+                    VelocityKeys.velocityKey(tag, RS),
                     VelocityKeys.markerKey(tag, RS, "t-" + card))) {
                 assertThat(owner.command("EXISTS", key)).as(key).isEqualTo(1L);
             }

@@ -1,10 +1,9 @@
 package io.vigil.engine.velocity;
 
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vigil.testing.redis.RedisExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The velocity script contract on one real redis-server. */
@@ -13,54 +12,37 @@ class StandaloneVelocityScriptTest extends VelocityScriptContract {
     @RegisterExtension
     static final RedisExtension REDIS = RedisExtension.standalone();
 
-    static Redis client;
-
-    @BeforeAll
-    static void connect() {
-        startVertx();
-        client = open();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
-
-    static Redis open() {
-        return Redis.createClient(vertx, new RedisOptions()
-                .setConnectionString(REDIS.server().uri())
-                .setMaxPoolSize(8)
-                .setMaxPoolWaiting(4096)
-                .setMaxWaitingHandlers(4096));
-    }
-
     @Override
-    Redis redis() {
-        return client;
-    }
+    Target target() {
+        return new Target() {
+            @Override
+            public Redis open(Vertx vertx) {
+                return Redis.createClient(vertx, new RedisOptions()
+                        .setConnectionString(REDIS.server().uri())
+                        .setMaxPoolSize(8)
+                        .setMaxPoolWaiting(4096)
+                        .setMaxWaitingHandlers(4096));
+            }
 
-    @Override
-    Redis newClient() {
-        return open();
-    }
+            @Override
+            public boolean cluster() {
+                return false;
+            }
 
-    @Override
-    boolean cluster() {
-        return false;
-    }
+            @Override
+            public void flush() {
+                REDIS.server().flushAll();
+            }
 
-    @Override
-    void flush() {
-        REDIS.server().flushAll();
-    }
+            @Override
+            public Object command(String key, String... args) {
+                return REDIS.server().command(args);
+            }
 
-    @Override
-    Object command(String key, String... args) {
-        return REDIS.server().command(args);
-    }
-
-    @Override
-    void scriptFlush() {
-        REDIS.server().command("SCRIPT", "FLUSH");
+            @Override
+            public void scriptFlush() {
+                REDIS.server().command("SCRIPT", "FLUSH");
+            }
+        };
     }
 }

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -30,27 +32,52 @@ abstract class VelocityScriptContract {
     /** An instant aligned on every bucket used here (6 s, 30 s, 6 min: all divide one hour). */
     static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 3_600_000);
 
-    /** Each test class its own Vert.x (created before its Redis client, closed after it). */
+    /** Each test class its own Vert.x and client (opened by its first test, closed after its last). */
     static Vertx vertx;
+    static Redis shared;
 
     VelocityScriptClient client;
     private int txn;
 
-    /** A client on the Redis under test, opened once per test class. */
-    abstract Redis redis();
+    /** The Redis under test: how to reach it, and how to talk to the node owning a key. */
+    interface Target {
+        /** A new client (own pool, own connections) on the Redis under test. */
+        Redis open(Vertx vertx);
 
-    abstract boolean cluster();
+        boolean cluster();
 
-    /** Empties the keyspace. */
-    abstract void flush();
+        /** Empties the keyspace. */
+        void flush();
 
-    /** A command on the node owning {@code key}. */
-    abstract Object command(String key, String... args);
+        /** A command on the node owning {@code key}. */
+        Object command(String key, String... args);
+
+        /** Makes every node forget the script. */
+        void scriptFlush();
+    }
+
+    abstract Target target();
+
+    boolean cluster() {
+        return target().cluster();
+    }
+
+    void flush() {
+        target().flush();
+    }
+
+    Object command(String key, String... args) {
+        return target().command(key, args);
+    }
 
     @BeforeEach
     void setUp() {
+        if (vertx == null) {
+            vertx = Vertx.vertx();
+            shared = target().open(vertx);
+        }
         flush();
-        client = new VelocityScriptClient(vertx, redis(), cluster(), 5_000, 10);
+        client = new VelocityScriptClient(vertx, shared, cluster(), 5_000, 10);
     }
 
     @AfterEach
@@ -58,13 +85,12 @@ abstract class VelocityScriptContract {
         client.close();
     }
 
-    static Vertx startVertx() {
-        vertx = Vertx.vertx();
-        return vertx;
-    }
-
     @AfterAll
     static void closeVertx() {
+        if (shared != null) {
+            shared.close();
+            shared = null;
+        }
         if (vertx != null) {
             vertx.close().toCompletionStage().toCompletableFuture().join();
             vertx = null;
@@ -116,12 +142,26 @@ abstract class VelocityScriptContract {
         assertThat(run("peek-3", T0 + 72_000, true, c)[0]).as("T0+6s bucket gone").isEqualTo(2);
         assertThat(run("peek-4", T0 + 54_000 + 66_000, true, c)[0]).as("all gone").isEqualTo(1);
 
-        // writing prunes expired buckets and keeps a TTL just past the window
+        // writing prunes expired buckets and keeps a TTL just past the window (window + 2 buckets)
         assertThat(one(T0 + 120_000, c)).isEqualTo(1);
-        String key = VelocityKeys.windowKey(VelocityKeys.tag("card_hash", "card-A"), VelocityKeys.checkId(c));
-        assertThat((Long) command(key, "HLEN", key)).isEqualTo(1);
+        String key = velocityKey("card-A");
+        assertThat(fields(key)).containsOnlyKeys(VelocityKeys.bucketField(VelocityKeys.checkId(c), T0 + 120_000), "|exp");
         long pttl = (Long) command(key, "PTTL", key);
         assertThat(pttl).isPositive().isLessThanOrEqualTo(72_000);
+    }
+
+    static String velocityKey(String card) {
+        return VelocityKeys.velocityKey(VelocityKeys.tag("card_hash", card), RS);
+    }
+
+    /** The fields of a velocity hash. */
+    Map<String, String> fields(String key) {
+        List<?> flat = (List<?>) command(key, "HGETALL", key);
+        Map<String, String> map = new TreeMap<>();
+        for (int i = 0; i < flat.size(); i += 2) {
+            map.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+        }
+        return map;
     }
 
     @Test
@@ -148,7 +188,7 @@ abstract class VelocityScriptContract {
     }
 
     @Test
-    void countsDistinctValuesApproximatelyAcrossBuckets() {
+    void countsDistinctValuesExactlyOverTheWindow() {
         String[] merchants = {"m1", "m2", "m1", "m3", "m2", "m4"};
         double[] expected = {1, 2, 2, 3, 3, 4};
         for (int i = 0; i < merchants.length; i++) {
@@ -159,16 +199,91 @@ abstract class VelocityScriptContract {
         assertThat(run("p1", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m1"))[0]).isEqualTo(4);
         assertThat(run("p2", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m9"))[0]).isEqualTo(5);
         assertThat(run("p3", T0 + 55_000, true, distinct("merchants-1m", "card-D", 60, "m9"))[0]).isEqualTo(5);
-        // m1 (t=0) and m2 (t=10 s) leave with their buckets; m1 came back at t=20 s
+        // a member counts while last seen inside the window: m1 (last 20 s), m3 (30 s), m2 (40 s), m4 (50 s)
         assertThat(run("p4", T0 + 76_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0])
                 .as("m1 (t=20s), m3, m2 (t=40s), m4 + m0").isEqualTo(5);
-        assertThat(run("p5", T0 + 200_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0]).isEqualTo(1);
-        // HyperLogLog is approximate but exact at small cardinalities; larger sets stay within ~2%
+        assertThat(run("p5", T0 + 80_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0])
+                .as("m1 last seen at 20 s left at 80 s").isEqualTo(4);
+        assertThat(run("p6", T0 + 200_000, true, distinct("merchants-1m", "card-D", 60, "m0"))[0]).isEqualTo(1);
+        // exact, not approximate: 500 different merchants are 500, repeats included
         double last = 0;
         for (int i = 0; i < 1000; i++) {
-            last = one(T0 + 300_000 + i, distinct("merchants-1m", "card-D", 60, "merchant-" + i));
+            last = one(T0 + 300_000 + i, distinct("merchants-1m", "card-D", 60, "merchant-" + (i % 500)));
         }
-        assertThat(last).isCloseTo(1000, within(30.0));
+        assertThat(last).isEqualTo(500);
+        // a transaction without the member's field asks without adding
+        assertThat(one(T0 + 301_000, distinct("merchants-1m", "card-D", 60, null))).isEqualTo(500);
+    }
+
+    @Test
+    void distinctMembersBeyondTheCapEvictTheOldestAndTheCountSaturates() {
+        client.close();
+        client = new VelocityScriptClient(vertx, shared, cluster(), 5_000, 10, 3);
+        String id = VelocityKeys.checkId(distinct("merchants-1m", "card-P", 60, "a"));
+        String key = velocityKey("card-P");
+        assertThat(one(T0, distinct("merchants-1m", "card-P", 60, "a"))).isEqualTo(1);
+        assertThat(one(T0 + 10_000, distinct("merchants-1m", "card-P", 60, "b"))).isEqualTo(2);
+        assertThat(one(T0 + 20_000, distinct("merchants-1m", "card-P", 60, "c"))).isEqualTo(3);
+        // a fourth member: the cap is reached, the oldest (a) is evicted, the answer stays at the cap
+        assertThat(one(T0 + 30_000, distinct("merchants-1m", "card-P", 60, "d"))).isEqualTo(3);
+        assertThat(fields(key).keySet()).filteredOn(f -> f.startsWith(id)).containsExactlyInAnyOrder(
+                id + "|b", id + "|c", id + "|d");
+        // a comes back: new again, b (now the oldest) goes
+        assertThat(one(T0 + 40_000, distinct("merchants-1m", "card-P", 60, "a"))).isEqualTo(3);
+        assertThat(fields(key).keySet()).filteredOn(f -> f.startsWith(id)).containsExactlyInAnyOrder(
+                id + "|c", id + "|d", id + "|a");
+        // a member already kept does not evict anything
+        assertThat(one(T0 + 41_000, distinct("merchants-1m", "card-P", 60, "d"))).isEqualTo(3);
+        assertThat(fields(key).keySet()).filteredOn(f -> f.startsWith(id)).hasSize(3);
+        // below the cap the count is exact again: at 85 s, c (20 s) left the window; d (41 s), a (40 s) remain
+        assertThat(run("p", T0 + 85_000, true, distinct("merchants-1m", "card-P", 60, "d"))[0]).isEqualTo(2);
+        // a threshold above the cap can never be reached: the answer never exceeds it
+        for (int i = 0; i < 10; i++) {
+            assertThat(one(T0 + 90_000 + i, distinct("merchants-1m", "card-P", 60, "x" + i))).isLessThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void writesPruneFieldsThatLeftTheirWindowAndKeepTheOthers() {
+        VelocityCheck minute = count("count-1m", "card-Z", 60);          // 6 s buckets
+        VelocityCheck merchants = distinct("merchants-1m", "card-Z", 60, "m1");
+        VelocityCheck hour = count("count-1h", "card-Z", 3600);           // 6 min buckets
+        String key = velocityKey("card-Z");
+        run(T0, minute, merchants, hour);
+        run(T0 + 6_000, minute, distinct("merchants-1m", "card-Z", 60, "m2"));
+        assertThat(fields(key)).hasSize(6); // 2 minute buckets, 2 members, 1 hour bucket, |exp
+
+        // 72 s later only the minute rule asks (the others' conditions do not hold, or a new ruleset
+        // version dropped them): its T0 bucket, and the members m1 (last seen at T0) and m2 (6 s),
+        // are out of their window and go; the hour's bucket stays
+        assertThat(one(T0 + 71_999, minute)).as("T0+6s bucket still within window + bucket").isEqualTo(2);
+        assertThat(fields(key)).containsOnlyKeys(
+                VelocityKeys.bucketField(VelocityKeys.checkId(minute), T0 + 6_000),
+                VelocityKeys.bucketField(VelocityKeys.checkId(minute), T0 + 66_000),
+                VelocityKeys.bucketField(VelocityKeys.checkId(hour), T0),
+                "|exp");
+        // the hour rule's bucket is kept until surely past its window, even by calls that do not ask it
+        assertThat(one(T0 + 3_000_000, minute)).isEqualTo(1);
+        assertThat(fields(key)).containsKey(VelocityKeys.bucketField(VelocityKeys.checkId(hour), T0));
+        assertThat(run("p", T0 + 3_000_001, true, hour)[0]).isEqualTo(2);
+        assertThat(one(T0 + 7_300_000, minute)).isEqualTo(1);
+        assertThat(fields(key)).containsOnlyKeys(VelocityKeys.bucketField(VelocityKeys.checkId(minute), T0 + 7_296_000), "|exp");
+    }
+
+    @Test
+    void aShortWindowNeverShortensTheTtlALongerOneNeeds() {
+        String key = velocityKey("card-T");
+        run(T0, count("count-1h", "card-T", 3600));
+        long hourTtl = (Long) command(key, "PTTL", key);
+        assertThat(hourTtl).isGreaterThan(3_600_000).isLessThanOrEqualTo(4_320_000);
+        run(T0 + 1_000, count("count-1m", "card-T", 60));
+        assertThat((Long) command(key, "PTTL", key)).isGreaterThan(3_600_000);
+        // and a busy key does not pay a PEXPIRE per call: its deadline moves once per bucket
+        String exp = fields(key).get("|exp");
+        run(T0 + 2_000, count("count-1h", "card-T", 3600));
+        assertThat(fields(key).get("|exp")).isEqualTo(exp);
+        run(T0 + 400_000, count("count-1h", "card-T", 3600));
+        assertThat(Long.parseLong(fields(key).get("|exp"))).isGreaterThan(Long.parseLong(exp));
     }
 
     @Test
@@ -237,7 +352,7 @@ abstract class VelocityScriptContract {
         List<CompletableFuture<double[]>> calls = new ArrayList<>();
         try {
             for (int k = 0; k < clients; k++) {
-                Redis own = newClient();
+                Redis own = target().open(vertx);
                 connections.add(own);
                 VelocityScriptClient other = new VelocityScriptClient(vertx, own, cluster(), 20_000, 10);
                 others.add(other);
@@ -261,21 +376,20 @@ abstract class VelocityScriptContract {
         }
     }
 
-    /** A second, independent client (own pool, own connections) on the Redis under test. */
-    abstract Redis newClient();
-
     @Test
     void readOnlyChangesNothing() {
         VelocityCheck c = count("card-5m", "card-O", 300);
         VelocityCheck d = distinct("merch-5m", "card-O", 300, "m-1");
         run("real", T0, false, c, d);
-        String key = VelocityKeys.windowKey(VelocityKeys.tag("card_hash", "card-O"), VelocityKeys.checkId(c));
-        Object before = command(key, "HGETALL", key);
+        String key = velocityKey("card-O");
+        Map<String, String> before = fields(key);
+        long ttl = (Long) command(key, "PTTL", key);
         for (int i = 0; i < 5; i++) {
             assertThat(run("sim-" + i, T0 + 1, true, c, distinct("merch-5m", "card-O", 300, "m-" + (i + 2))))
                     .containsExactly(2, 2);
         }
-        assertThat(command(key, "HGETALL", key)).isEqualTo(before);
+        assertThat(fields(key)).isEqualTo(before);
+        assertThat((Long) command(key, "PTTL", key)).isLessThanOrEqualTo(ttl);
         String marker = VelocityKeys.markerKey(VelocityKeys.tag("card_hash", "card-O"), RS, "sim-0");
         assertThat(command(marker, "EXISTS", marker)).isEqualTo(0L);
         assertThat(run("real-2", T0 + 2, false, c, distinct("merch-5m", "card-O", 300, "m-1"))).containsExactly(2, 1);
@@ -285,10 +399,12 @@ abstract class VelocityScriptContract {
     void keysCarryRulesetRuleWindowAndAggregateUnderTheCardsHashTag() {
         VelocityCheck c = count("card-5m", "card-K", 300);
         run("txn-k", T0, false, c);
-        String key = "vel:{card_hash:card-K}:CARD_AUTH:card-5m:300s:count";
+        String key = "vel:{card_hash:card-K}:CARD_AUTH";
         assertThat(command(key, "TYPE", key)).isEqualTo("hash");
+        assertThat(command(key, "HGET", key, "card-5m:300s:count|" + T0)).isEqualTo("1");
         String marker = "veltx:{card_hash:card-K}:CARD_AUTH:txn-k";
-        assertThat(command(marker, "TYPE", marker)).isEqualTo("hash");
+        assertThat(command(marker, "TYPE", marker)).isEqualTo("string");
+        assertThat(command(marker, "GET", marker)).isEqualTo("card-5m:300s:count=1\n");
         long markerTtl = (Long) command(marker, "PTTL", marker);
         assertThat(markerTtl).isPositive().isLessThanOrEqualTo(330_000);
         // a value that would break the hash tag is replaced by its digest, still one key per value
@@ -301,11 +417,9 @@ abstract class VelocityScriptContract {
     void reloadsTheScriptWhenRedisForgotIt() {
         VelocityCheck c = count("card-5m", "card-N", 300);
         run(T0, c);
-        scriptFlush();
+        target().scriptFlush();
         assertThat(one(T0 + 1, c)).isEqualTo(2);
     }
-
-    abstract void scriptFlush();
 
     @Test
     void checksOnDifferentDimensionValuesAreAnsweredTogether() {

@@ -92,6 +92,10 @@ prometheus-stop: ## Stop the local Prometheus (its data stays for make slo-repor
 bench-velocity: ## Velocity benchmark: script round trip on a local redis-server, AUTH with vs without 3 velocity rules (wrk)
 	@$(LOCAL)/bench-velocity.sh
 
+.PHONY: bench-engine-cpu
+bench-engine-cpu: ## Engine CPU per request: no-op vs AUTH with durability on/off (wrk; BENCH_PROFILE=1 adds async-profiler; docs/benchmarks.md)
+	@$(LOCAL)/bench-engine-cpu.sh
+
 # ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----
 .PHONY: watch-decisions
 watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)

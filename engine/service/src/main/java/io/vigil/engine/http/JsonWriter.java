@@ -16,8 +16,23 @@ public final class JsonWriter {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
 
-    private byte[] buf = new byte[512];
+    private byte[] buf;
     private int len;
+
+    /** A writer of one's own (e.g. a background thread's); request threads use {@link #get()}. */
+    public JsonWriter(int initialCapacity) {
+        buf = new byte[Math.max(16, initialCapacity)];
+    }
+
+    private JsonWriter() {
+        this(512);
+    }
+
+    /** Empties the writer, keeping its buffer. */
+    public JsonWriter reset() {
+        len = 0;
+        return this;
+    }
 
     /** The calling thread's writer, emptied. Do not keep it across an asynchronous step. */
     public static JsonWriter get() {
@@ -30,6 +45,14 @@ public final class JsonWriter {
         ensure(bytes.length);
         System.arraycopy(bytes, 0, buf, len, bytes.length);
         len += bytes.length;
+        return this;
+    }
+
+    public JsonWriter raw(byte[] bytes, int from, int to) {
+        int n = to - from;
+        ensure(n);
+        System.arraycopy(bytes, from, buf, len, n);
+        len += n;
         return this;
     }
 
@@ -64,12 +87,12 @@ public final class JsonWriter {
         if (s == null) {
             return raw(NULL);
         }
-        ensure(s.length() + 2);
+        // Room for the worst case (every char a six-byte escape) once, not a check per char.
+        ensure(s.length() * 6 + 2);
         buf[len++] = '"';
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-                ensure(1);
                 buf[len++] = (byte) c;
             } else {
                 escaped(s, i, c);
@@ -78,13 +101,11 @@ public final class JsonWriter {
                 }
             }
         }
-        ensure(1);
         buf[len++] = '"';
         return this;
     }
 
     private void escaped(String s, int i, char c) {
-        ensure(12);
         switch (c) {
             case '"' -> { buf[len++] = '\\'; buf[len++] = '"'; }
             case '\\' -> { buf[len++] = '\\'; buf[len++] = '\\'; }
@@ -158,6 +179,22 @@ public final class JsonWriter {
         return ascii(Double.toString(v));
     }
 
+    /**
+     * A double as {@link Double#toString(double)} spells it ({@code 20.0}, {@code 1.0E-4}), the way Jackson
+     * writes one; NaN and infinities as null.
+     */
+    public JsonWriter decimal(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return raw(NULL);
+        }
+        return ascii(Double.toString(v));
+    }
+
+    /** An already valid JSON number as text (e.g. as the caller spelled it), unquoted. */
+    public JsonWriter numberText(String text) {
+        return text == null ? nul() : ascii(text);
+    }
+
     public JsonWriter bool(boolean b) {
         return raw(b ? TRUE : FALSE);
     }
@@ -191,6 +228,11 @@ public final class JsonWriter {
 
     public int length() {
         return len;
+    }
+
+    /** The writer's own buffer (valid up to {@link #length()}); overwritten by the next use. */
+    public byte[] array() {
+        return buf;
     }
 
     /** A copy of what was written, as a Vert.x buffer (the writer is reused by the next request). */

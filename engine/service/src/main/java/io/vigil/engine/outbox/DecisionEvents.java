@@ -1,20 +1,18 @@
 package io.vigil.engine.outbox;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.engine.http.JsonWriter;
 import io.vigil.rules.eval.EngineErrorCode;
 import io.vigil.rules.eval.MatchedRule;
 import io.vigil.rules.eval.VelocityResult;
 import io.vigil.rules.txn.Field;
 import io.vigil.rules.txn.Transaction;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.vigil.rules.velocity.Aggregate;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -22,16 +20,32 @@ import java.util.Map;
  * ({@code schemas/decision-event-v1.json}, documented in docs/durability.md). Runs on the outbox
  * writer thread, never on the request thread. One instance per thread: it reuses its buffer.
  *
+ * <p>Written by hand into one reused buffer ({@link JsonWriter}) rather than through a Jackson
+ * generator: the event is a fixed set of keys, and the generator's per-event setup, its re-encoding
+ * of the embedded request and {@link java.time.Instant#toString()} were most of the outbox's CPU
+ * (docs/benchmarks.md, "Engine CPU per request"). The bytes are the ones Jackson wrote: same key
+ * order, numbers spelled the same way (doubles as {@link Double#toString(double)}), timestamps as
+ * {@code Instant.toString()}.
+ *
  * <p>The transaction is embedded from the request bytes as sent (fields the engine does not know
  * included), so it is neither parsed nor serialized a second time.
  */
 public final class DecisionEvents {
 
     public static final int EVENT_VERSION = 1;
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final String[] AGGREGATES = new String[Aggregate.values().length];
 
-    private final ByteArrayBuilder buffer = new ByteArrayBuilder(2048);
+    static {
+        for (Aggregate a : Aggregate.values()) {
+            AGGREGATES[a.ordinal()] = a.name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private final JsonWriter w = new JsonWriter(2048);
     private final String engineInstance;
+    /** {@code yyyy-MM-ddTHH:mm:ss} of {@link #cachedSecond}: consecutive events mostly share their second. */
+    private final byte[] secondText = new byte[19];
+    private long cachedSecond = Long.MIN_VALUE;
 
     public DecisionEvents(String engineInstance) {
         this.engineInstance = engineInstance;
@@ -43,90 +57,165 @@ public final class DecisionEvents {
         return cardHash != null ? cardHash : r.transactionId();
     }
 
+    /** The event's UTF-8 JSON, a copy of this instance's buffer. */
     public byte[] toJson(DecisionRecord r) {
-        buffer.reset();
-        try (JsonGenerator g = JSON.createGenerator(buffer, JsonEncoding.UTF8)) {
-            Transaction txn = r.transaction();
-            g.writeStartObject();
-            g.writeStringField("event_id", r.decisionId());
-            g.writeNumberField("event_version", EVENT_VERSION);
-            g.writeStringField("transaction_id", r.transactionId());
-            g.writeStringField("card_hash", txn.text(Field.CARD_HASH));
-            g.writeStringField("occurred_at", txn.text(Field.TIMESTAMP));
-            g.writeStringField("received_at", Instant.ofEpochMilli(r.receivedAtEpochMillis()).toString());
-            long producedAt = r.receivedAtEpochMillis() + r.processingNanos() / 1_000_000L;
-            g.writeStringField("produced_at", Instant.ofEpochMilli(producedAt).toString());
-            g.writeStringField("evaluation_type", r.type().name());
-            g.writeFieldName("transaction");
-            writeTransaction(g, txn);
-            g.writeStringField("decision", r.decision().name());
-            g.writeStringField("engine_mode", r.mode().name());
-            EngineErrorCode code = r.errorCode();
-            g.writeStringField("engine_error_code", code == null ? null : code.name());
-            g.writeStringField("ruleset_key", r.rulesetKey());
-            if (r.rulesetVersion() > 0) {
-                g.writeNumberField("ruleset_version", r.rulesetVersion());
-            } else {
-                g.writeNullField("ruleset_version");
-            }
-            g.writeStringField("rule_id", r.ruleId());
-            g.writeStringField("reason_code", r.reasonCode());
-            g.writeArrayFieldStart("matched_rules");
-            for (MatchedRule m : r.matchedRules()) {
-                g.writeStartObject();
-                g.writeStringField("rule_id", m.ruleId());
-                g.writeNumberField("rule_version", m.ruleVersion());
-                g.writeNumberField("priority", m.priority());
-                g.writeStringField("decision", m.decision() == null ? null : m.decision().name());
-                g.writeStringField("reason_code", m.reasonCode());
-                g.writeBooleanField("shadow", m.shadow());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            g.writeArrayFieldStart("velocity_results");
-            for (VelocityResult v : r.velocityResults()) {
-                g.writeStartObject();
-                g.writeStringField("rule_id", v.ruleId());
-                g.writeStringField("dimension", v.dimension());
-                g.writeStringField("dimension_value", v.dimensionValue());
-                g.writeNumberField("window_seconds", v.windowSeconds());
-                g.writeStringField("aggregate", v.aggregate().name().toLowerCase(java.util.Locale.ROOT));
-                if (Double.isNaN(v.value()) || !v.available()) {
-                    g.writeNullField("value");
-                } else {
-                    g.writeNumberField("value", v.value());
-                }
-                g.writeNumberField("threshold", v.threshold());
-                g.writeBooleanField("exceeded", v.exceeded());
-                g.writeBooleanField("available", v.available());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            g.writeNumberField("processing_time_us", r.processingNanos() / 1000L);
-            g.writeObjectFieldStart("timings_us");
-            g.writeNumberField("parse", r.parseNanos() / 1000L);
-            g.writeNumberField("evaluation", r.evaluationNanos() / 1000L);
-            g.writeNumberField("velocity", r.velocityNanos() / 1000L);
-            g.writeEndObject();
-            g.writeStringField("engine_instance", engineInstance);
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot serialize decision " + r.decisionId(), e);
+        return write(r).toBytes();
+    }
+
+    /** Writes the event into this instance's buffer and returns it; valid until the next call. */
+    JsonWriter write(DecisionRecord r) {
+        Transaction txn = r.transaction();
+        w.reset().raw('{');
+        w.key("event_id").string(r.decisionId());
+        w.key("event_version").number(EVENT_VERSION);
+        w.key("transaction_id").string(r.transactionId());
+        w.key("card_hash").string(txn.text(Field.CARD_HASH));
+        w.key("occurred_at").string(txn.text(Field.TIMESTAMP));
+        w.key("received_at");
+        instant(r.receivedAtEpochMillis());
+        w.key("produced_at");
+        instant(r.receivedAtEpochMillis() + r.processingNanos() / 1_000_000L);
+        w.key("evaluation_type").name(r.type());
+        w.key("transaction");
+        writeTransaction(txn);
+        w.key("decision").name(r.decision());
+        w.key("engine_mode").name(r.mode());
+        EngineErrorCode code = r.errorCode();
+        w.key("engine_error_code").name(code);
+        w.key("ruleset_key").string(r.rulesetKey());
+        w.key("ruleset_version");
+        if (r.rulesetVersion() > 0) {
+            w.number(r.rulesetVersion());
+        } else {
+            w.nul();
         }
-        return buffer.toByteArray();
+        w.key("rule_id").string(r.ruleId());
+        w.key("reason_code").string(r.reasonCode());
+        w.key("matched_rules").raw('[');
+        List<MatchedRule> matched = r.matchedRules();
+        for (int i = 0; i < matched.size(); i++) {
+            MatchedRule m = matched.get(i);
+            if (i > 0) {
+                w.comma();
+            }
+            w.raw('{');
+            w.key("rule_id").string(m.ruleId());
+            w.key("rule_version").number(m.ruleVersion());
+            w.key("priority").number(m.priority());
+            w.key("decision").name(m.decision());
+            w.key("reason_code").string(m.reasonCode());
+            w.key("shadow").bool(m.shadow());
+            w.raw('}');
+        }
+        w.raw(']');
+        w.key("velocity_results").raw('[');
+        List<VelocityResult> velocity = r.velocityResults();
+        for (int i = 0; i < velocity.size(); i++) {
+            VelocityResult v = velocity.get(i);
+            if (i > 0) {
+                w.comma();
+            }
+            w.raw('{');
+            w.key("rule_id").string(v.ruleId());
+            w.key("dimension").string(v.dimension());
+            w.key("dimension_value").string(v.dimensionValue());
+            w.key("window_seconds").number(v.windowSeconds());
+            w.key("aggregate").string(v.aggregate() == null ? null : AGGREGATES[v.aggregate().ordinal()]);
+            w.key("value");
+            if (Double.isNaN(v.value()) || !v.available()) {
+                w.nul();
+            } else {
+                w.decimal(v.value());
+            }
+            w.key("threshold").decimal(v.threshold());
+            w.key("exceeded").bool(v.exceeded());
+            w.key("available").bool(v.available());
+            w.raw('}');
+        }
+        w.raw(']');
+        w.key("processing_time_us").number(r.processingNanos() / 1000L);
+        w.key("timings_us").raw('{');
+        w.key("parse").number(r.parseNanos() / 1000L);
+        w.key("evaluation").number(r.evaluationNanos() / 1000L);
+        w.key("velocity").number(r.velocityNanos() / 1000L);
+        w.raw('}');
+        w.key("engine_instance").string(engineInstance);
+        return w.raw('}');
     }
 
     /**
-     * The request body as sent. The reader accepted it as one JSON object, so it is embedded raw; a
-     * record built without raw bytes (tests, replay) is written from the parsed fields instead.
+     * {@link java.time.Instant#toString()} of a millisecond instant, quoted: {@code 2026-03-01T10:00:00Z},
+     * or with {@code .SSS} when the millisecond is not 0. Years outside 0..9999 (never a real clock) go
+     * through {@code Instant} itself.
      */
-    private static void writeTransaction(JsonGenerator g, Transaction txn) throws IOException {
+    private void instant(long epochMillis) {
+        long second = Math.floorDiv(epochMillis, 1000L);
+        int millis = (int) Math.floorMod(epochMillis, 1000L);
+        if (second != cachedSecond) {
+            LocalDateTime t = LocalDateTime.ofEpochSecond(second, 0, ZoneOffset.UTC);
+            if (t.getYear() < 0 || t.getYear() > 9999) {
+                w.string(java.time.Instant.ofEpochMilli(epochMillis).toString());
+                return;
+            }
+            digits(0, t.getYear(), 4);
+            secondText[4] = '-';
+            digits(5, t.getMonthValue(), 2);
+            secondText[7] = '-';
+            digits(8, t.getDayOfMonth(), 2);
+            secondText[10] = 'T';
+            digits(11, t.getHour(), 2);
+            secondText[13] = ':';
+            digits(14, t.getMinute(), 2);
+            secondText[16] = ':';
+            digits(17, t.getSecond(), 2);
+            cachedSecond = second;
+        }
+        w.raw('"').raw(secondText);
+        if (millis != 0) {
+            w.raw('.').raw((char) ('0' + millis / 100)).raw((char) ('0' + millis / 10 % 10)).raw((char) ('0' + millis % 10));
+        }
+        w.raw('Z').raw('"');
+    }
+
+    private void digits(int at, int value, int count) {
+        for (int i = at + count - 1; i >= at; i--) {
+            secondText[i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
+    }
+
+    /**
+     * The request body as sent. The reader accepted it as one JSON object, so it is embedded raw
+     * (surrounding whitespace trimmed); a body with non-ASCII bytes is decoded and re-encoded, so the
+     * event is valid UTF-8 whatever the caller sent. A record built without raw bytes (tests, replay)
+     * is written from the parsed fields instead.
+     */
+    private void writeTransaction(Transaction txn) {
         byte[] raw = txn.raw();
         if (raw != null && raw.length > 0) {
-            g.writeRawValue(new String(raw, StandardCharsets.UTF_8).strip());
+            int from = 0;
+            int to = raw.length;
+            boolean ascii = true;
+            for (byte b : raw) {
+                if (b < 0) {
+                    ascii = false;
+                    break;
+                }
+            }
+            if (ascii) {
+                while (from < to && isJsonWhitespace(raw[from])) {
+                    from++;
+                }
+                while (to > from && isJsonWhitespace(raw[to - 1])) {
+                    to--;
+                }
+                w.raw(raw, from, to);
+            } else {
+                w.raw(new String(raw, StandardCharsets.UTF_8).strip().getBytes(StandardCharsets.UTF_8));
+            }
             return;
         }
-        g.writeStartObject();
+        w.raw('{');
         String nested = null;
         for (Field f : Field.values()) {
             if (!txn.has(f)) {
@@ -136,41 +225,50 @@ public final class DecisionEvents {
             int dot = name.indexOf('.');
             String parent = dot < 0 ? null : name.substring(0, dot);
             if (nested != null && !nested.equals(parent)) {
-                g.writeEndObject();
+                w.raw('}');
                 nested = null;
             }
             if (parent != null && nested == null) {
-                g.writeObjectFieldStart(parent);
+                w.key(parent).raw('{');
                 nested = parent;
             }
             String leaf = dot < 0 ? name : name.substring(dot + 1);
+            w.key(leaf);
             if (txn.isNumber(f)) {
-                g.writeFieldName(leaf);
-                g.writeNumber(txn.text(f));
+                w.numberText(txn.text(f));
             } else if (txn.isBoolean(f)) {
-                g.writeBooleanField(leaf, txn.bool(f));
+                w.bool(txn.bool(f));
             } else {
-                g.writeStringField(leaf, txn.text(f));
+                w.string(txn.text(f));
             }
         }
         if (nested != null) {
-            g.writeEndObject();
+            w.raw('}');
         }
         Map<String, Object> custom = txn.customFields();
         if (!custom.isEmpty()) {
-            g.writeObjectFieldStart("custom_fields");
+            w.key("custom_fields").raw('{');
             for (Map.Entry<String, Object> e : custom.entrySet()) {
+                // custom field names come from the caller: escaped, unlike the fixed keys
+                if (w.length() > 0 && w.array()[w.length() - 1] != '{') {
+                    w.comma();
+                }
+                w.string(e.getKey()).raw(':');
                 Object v = e.getValue();
                 if (v instanceof Double d) {
-                    g.writeNumberField(e.getKey(), d);
+                    w.decimal(d);
                 } else if (v instanceof Boolean b) {
-                    g.writeBooleanField(e.getKey(), b);
+                    w.bool(b);
                 } else {
-                    g.writeStringField(e.getKey(), String.valueOf(v));
+                    w.string(String.valueOf(v));
                 }
             }
-            g.writeEndObject();
+            w.raw('}');
         }
-        g.writeEndObject();
+        w.raw('}');
+    }
+
+    private static boolean isJsonWhitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 }

@@ -32,7 +32,7 @@ public class OutboxSink implements DecisionSink {
         if (config.enabled()) {
             StreamAppender appender = new RedisStreamAppender(redis.get(), config.stream(), config.streams(),
                     config.maxLength(), config.writeTimeout());
-            outbox = new Outbox(config.queueCapacity(), config.batchSize(), config.streams(),
+            outbox = new Outbox(config.queueCapacity(), config.batchSize(), config.streams(), config.linger(),
                     config.retryBackoffMin(), config.retryBackoffMax(), appender,
                     new DecisionEvents(hostName()), registry);
         } else {
@@ -43,8 +43,9 @@ public class OutboxSink implements DecisionSink {
     void start(@Observes StartupEvent event) {
         if (outbox != null) {
             outbox.start();
-            LOG.infof("decision outbox: queue %d, batches of %d into %d stream(s) %s (MAXLEN ~ %d)",
-                    config.queueCapacity(), config.batchSize(), config.streams(), config.stream(), config.maxLength());
+            LOG.infof("decision outbox: queue %d, batches of up to %d (linger %d ms) into %d stream(s) %s (MAXLEN ~ %d)",
+                    config.queueCapacity(), config.batchSize(), config.linger().toMillis(), config.streams(),
+                    config.stream(), config.maxLength());
         } else {
             LOG.info("decision outbox disabled (vigil.outbox.enabled=false): decisions are not written to Redis");
         }

@@ -5,6 +5,7 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,18 +22,26 @@ final class RedisStreamAppender implements StreamAppender {
     static final String FIELD_KEY = "key";
     static final String FIELD_EVENT = "event";
 
+    // The constant arguments, encoded once rather than per entry.
+    private static final byte[] MAXLEN = bytes("MAXLEN");
+    private static final byte[] APPROXIMATELY = bytes("~");
+    private static final byte[] AUTO_ID = bytes("*");
+    private static final byte[] EVENT_ID = bytes(FIELD_EVENT_ID);
+    private static final byte[] KEY = bytes(FIELD_KEY);
+    private static final byte[] EVENT = bytes(FIELD_EVENT);
+
     private final Redis redis;
-    private final String[] streamNames;
-    private final String maxLength;
+    private final byte[][] streamNames;
+    private final byte[] maxLength;
     private final long timeoutMillis;
 
     RedisStreamAppender(Redis redis, String baseStream, int streams, long maxLength, Duration timeout) {
         this.redis = redis;
-        this.streamNames = new String[streams];
+        this.streamNames = new byte[streams][];
         for (int i = 0; i < streams; i++) {
-            streamNames[i] = StreamNames.shard(baseStream, streams, i);
+            streamNames[i] = bytes(StreamNames.shard(baseStream, streams, i));
         }
-        this.maxLength = Long.toString(maxLength);
+        this.maxLength = bytes(Long.toString(maxLength));
         this.timeoutMillis = timeout.toMillis();
     }
 
@@ -41,10 +50,10 @@ final class RedisStreamAppender implements StreamAppender {
         List<Request> requests = new ArrayList<>(entries.size());
         for (StreamEntry e : entries) {
             requests.add(Request.cmd(Command.XADD)
-                    .arg(streamNames[e.shard()]).arg("MAXLEN").arg("~").arg(maxLength).arg("*")
-                    .arg(FIELD_EVENT_ID).arg(e.eventId())
-                    .arg(FIELD_KEY).arg(e.key())
-                    .arg(FIELD_EVENT).arg(e.event()));
+                    .arg(streamNames[e.shard()]).arg(MAXLEN).arg(APPROXIMATELY).arg(maxLength).arg(AUTO_ID)
+                    .arg(EVENT_ID).arg(e.eventId())
+                    .arg(KEY).arg(e.key())
+                    .arg(EVENT).arg(e.event()));
         }
         List<Response> replies = redis.batch(requests).toCompletionStage().toCompletableFuture()
                 .get(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -53,5 +62,9 @@ final class RedisStreamAppender implements StreamAppender {
                 throw new IllegalStateException("XADD answered " + r);
             }
         }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -2,9 +2,16 @@ package io.vigil.engine.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.rules.txn.Field;
+import io.vigil.rules.txn.Transaction;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** The decision event as serialized, checked field by field and against the committed JSON Schema. */
@@ -71,6 +78,60 @@ class DecisionEventsTest {
         assertThat(e.at("/velocity_results/0/value").isNull()).isTrue();
         assertThat(e.at("/velocity_results/0/available").asBoolean()).isFalse();
         assertThat(e.get("engine_error_code").asText()).isEqualTo("VELOCITY_UNAVAILABLE");
+    }
+
+    /** Reads numbers as written (250.00 stays 250.00), so writing the tree back gives Jackson's own bytes. */
+    static final ObjectMapper EXACT = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+            .build();
+
+    @Test
+    void the_bytes_are_those_jackson_writes_for_the_same_event() throws Exception {
+        // the hand-written event replaced a Jackson generator: consumers must see the same bytes
+        for (DecisionRecord r : new DecisionRecord[] {Decisions.declined(5), Decisions.failOpen(2), Decisions.degraded(4)}) {
+            byte[] json = events.toJson(r);
+            assertThat(new String(json, StandardCharsets.UTF_8))
+                    .isEqualTo(new String(EXACT.writeValueAsBytes(EXACT.readTree(json)), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void timestamps_are_spelled_as_instant_to_string() {
+        long base = Instant.parse("2026-11-21T12:34:56Z").toEpochMilli();
+        // same second (cached prefix), whole seconds, the next second, a leap day, 1970
+        long[] cases = {base, base + 1, base + 20, base + 999, base + 1000, base + 61_234,
+                Instant.parse("2028-02-29T23:59:59.999Z").toEpochMilli(), 0, 86_400_000L + 7};
+        for (long millis : cases) {
+            DecisionRecord r = receivedAt(Decisions.declined(1), millis, 2_500_000);
+            JsonNode e = Decisions.tree(events.toJson(r));
+            assertThat(e.get("received_at").asText()).isEqualTo(Instant.ofEpochMilli(millis).toString());
+            assertThat(e.get("produced_at").asText()).isEqualTo(Instant.ofEpochMilli(millis + 2).toString());
+        }
+    }
+
+    @Test
+    void a_raw_body_with_whitespace_or_non_ascii_text_is_embedded_as_valid_json() {
+        String body = "\n  {\"transaction_id\":\"t-1\",\"card_hash\":\"c\",\"merchant_name\":\"Caf\u00e9 \u6771\u4eac \ud83d\ude00\"}\r\n ";
+        Transaction txn = new Transaction().setText(Field.TRANSACTION_ID, "t-1").setText(Field.CARD_HASH, "c")
+                .raw(body.getBytes(StandardCharsets.UTF_8));
+        DecisionRecord d = Decisions.degraded(1);
+        DecisionRecord r = new DecisionRecord(d.decisionId(), d.type(), txn, d.decision(), d.mode(), d.errorCode(),
+                d.rulesetKey(), d.rulesetVersion(), d.evaluation(), d.receivedAtEpochMillis(), d.parseNanos(),
+                d.velocityNanos(), d.processingNanos());
+        byte[] json = events.toJson(r);
+        assertThat(Decisions.violations(json)).isEmpty();
+        assertThat(Decisions.tree(json).at("/transaction/merchant_name").asText()).isEqualTo("Caf\u00e9 \u6771\u4eac \ud83d\ude00");
+        assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"transaction\":{\"transaction_id\"");
+        // the buffer is reused: the next event is not polluted by this one
+        byte[] next = events.toJson(Decisions.declined(2));
+        assertThat(Decisions.tree(next).at("/transaction/transaction_id").asText()).isEqualTo("txn-2");
+    }
+
+    static DecisionRecord receivedAt(DecisionRecord d, long millis, long processingNanos) {
+        return new DecisionRecord(d.decisionId(), d.type(), d.transaction(), d.decision(), d.mode(), d.errorCode(),
+                d.rulesetKey(), d.rulesetVersion(), d.evaluation(), millis, d.parseNanos(), d.velocityNanos(),
+                processingNanos);
     }
 
     @Test

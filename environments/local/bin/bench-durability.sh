@@ -3,7 +3,8 @@
 # decision outbox on (writing to a local redis-server) vs off, same rulesets, same wrk load, rounds
 # alternated so both see the same machine. Reports wrk's latency percentiles and throughput, and the
 # outbox counters (offered / enqueued / dropped / XADD). Starts its own redis-server and engines on
-# free ports; leaves nothing running. The relay side: RelayBenchmarkIT (see docs/benchmarks.md).
+# free ports; leaves nothing running. The relay side (drain rate and CPU per event of relay, Kafka and
+# Redis, builds compared back to back): engine/relay RelayBenchmarkIT, see docs/benchmarks.md "Durability".
 #
 #   environments/local/bin/bench-durability.sh                   # 15 s runs, 2 rounds, 16 connections
 #   BENCH_SECONDS=30 BENCH_ROUNDS=3 BENCH_CONNECTIONS=32 environments/local/bin/bench-durability.sh

@@ -31,6 +31,9 @@ public class RelayTestResources implements QuarkusTestResourceLifecycleManager {
         config.put("vigil.relay.monitor-interval", "500ms");
         config.put("vigil.relay.heartbeat-interval", "1s");
         config.put("vigil.relay.max-deliveries", "5");
+        // a producer override, and one the relay must refuse to take (the guarantee needs acks=all)
+        config.put("vigil.relay.producer.linger.ms", "7");
+        config.put("vigil.relay.producer.acks", "1");
         return config;
     }
 

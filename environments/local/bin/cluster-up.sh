@@ -89,6 +89,7 @@ start() {
     die "port $port (for $name) is used by another process; stop it or set VIGIL_*_PORT (see docs/local-environment.md)"
   fi
   bin=$(tool "$name")
+  if [ "$name" = kwok ]; then KWOK_STARTED=1; fi
   echo "---- $(date -u +%FT%TZ) starting $name" >> "$LOGS/$name.log"
   # 8>&-: the daemon must not inherit (and so keep holding) the lock of this script.
   setsid "$bin" "$@" >> "$LOGS/$name.log" 2>&1 < /dev/null 8>&- &
@@ -232,6 +233,21 @@ nodes_ready() {
 wait_for "$NODE_COUNT Ready, untainted nodes" 120 nodes_ready
 default_sa() { kubectl_ get serviceaccount default -n default >/dev/null 2>&1; }
 wait_for "default service account" 60 default_sa
+
+# A cluster started again on its old state keeps its pods, but while kwok was down the node lifecycle
+# controller marked them NotReady, and kwok's stages only make a pod Ready when it starts. Delete the
+# NotReady pods that a ReplicaSet or StatefulSet owns: they come back, and kwok makes them Ready
+# (without this, a second `make run` shows a FraudEngine whose pods never become ready again).
+if [ "${KWOK_STARTED:-0}" = 1 ]; then
+  stale=$(kubectl_ get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name} {.metadata.ownerReferences[0].kind} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null \
+    | awk '($3 == "ReplicaSet" || $3 == "StatefulSet") && $4 != "True" {print $1 " " $2}')
+  if [ -n "$stale" ]; then
+    while read -r ns pod; do
+      kubectl_ -n "$ns" delete pod "$pod" --wait=false >/dev/null 2>&1 || true
+    done <<< "$stale"
+    log "recreating $(echo "$stale" | wc -l) simulated pod(s) left NotReady while the cluster was down"
+  fi
+fi
 
 log "cluster up in $((SECONDS - started_at))s: https://127.0.0.1:$APISERVER_PORT"
 echo "  export KUBECONFIG=$KUBECONFIG_OUT"

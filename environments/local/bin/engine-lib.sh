@@ -17,15 +17,10 @@ ENGINE_START_TIMEOUT="${VIGIL_ENGINE_START_TIMEOUT:-120}"
 ENGINE_DATA_URL="http://127.0.0.1:$ENGINE_PORT"
 ENGINE_MANAGEMENT_URL="http://127.0.0.1:$ENGINE_MANAGEMENT_PORT"
 
+. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
+
 # The pid recorded by start_engine, if that process is alive and is our engine jar.
-engine_pid() {
-  local pid
-  [ -f "$ENGINE_PIDFILE" ] || return 1
-  pid=$(cat "$ENGINE_PIDFILE")
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'quarkus-run.jar' || return 1
-  echo "$pid"
-}
+engine_pid() { recorded_pid "$ENGINE_PIDFILE" quarkus-run.jar; }
 
 engine_answers() {
   curl -fsS -o /dev/null --max-time 2 "$ENGINE_DATA_URL/v1/evaluate/health" 2>/dev/null
@@ -41,7 +36,7 @@ start_engine() {
       stop_engine
     else
       echo "==> engine already running (pid $pid)"
-      wait_for_engine "$pid"
+      await_ready "the engine" "$pid" "$ENGINE_PIDFILE" "$ENGINE_LOG" "$ENGINE_START_TIMEOUT" engine_answers
       return
     fi
   fi
@@ -53,60 +48,20 @@ start_engine() {
   java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
   echo "==> starting the engine: data $ENGINE_DATA_URL, management $ENGINE_MANAGEMENT_URL, rulesets $ENGINE_RULESETS"
   echo "    log $ENGINE_LOG"
-  {
-    echo "----- $(date -u +%Y-%m-%dT%H:%M:%SZ) make run starts the engine -----"
-  } >> "$ENGINE_LOG"
-  # setsid: the engine outlives this script and the terminal's Ctrl-C; stop.sh ends it by its pid.
   # Loopback only: a developer machine's engine is not for the network (in Kubernetes it binds 0.0.0.0).
-  setsid nohup "$java" \
+  # shellcheck disable=SC2086
+  start_background "the engine" "$ENGINE_PIDFILE" "$ENGINE_LOG" "$ENGINE_START_TIMEOUT" engine_answers -- \
+    "$java" \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.management.host=127.0.0.1 \
     -Dquarkus.http.port="$ENGINE_PORT" \
     -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT" \
     -Dvigil.rulesets.dir="$ENGINE_RULESETS" \
     ${VIGIL_ENGINE_JAVA_OPTS:-} \
-    -jar "$ENGINE_JAR" >> "$ENGINE_LOG" 2>&1 < /dev/null &
-  echo $! > "$ENGINE_PIDFILE"
-  wait_for_engine "$!"
+    -jar "$ENGINE_JAR" || return 1
+  echo "==> engine answers (pid $(engine_pid))"
 }
 
-# Waits until the data port answers; fails with the log's tail when the process dies or time runs out.
-wait_for_engine() {
-  local pid="$1" waited=0
-  while ! engine_answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "ERROR: the engine exited while starting; last lines of $ENGINE_LOG:" >&2
-      tail -n 30 "$ENGINE_LOG" >&2
-      rm -f "$ENGINE_PIDFILE"
-      return 1
-    fi
-    if [ "$waited" -ge "$ENGINE_START_TIMEOUT" ]; then
-      echo "ERROR: the engine (pid $pid) did not answer on $ENGINE_DATA_URL within ${ENGINE_START_TIMEOUT}s;" \
-           "it is still running (make stop ends it); see $ENGINE_LOG" >&2
-      tail -n 30 "$ENGINE_LOG" >&2
-      return 1
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
-  echo "==> engine answers (pid $pid)"
-}
-
-stop_engine() {
-  local pid i
-  if ! pid=$(engine_pid); then
-    rm -f "$ENGINE_PIDFILE"
-    return 0
-  fi
-  echo "==> stopping the engine (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 200); do
-    kill -0 "$pid" 2>/dev/null || { rm -f "$ENGINE_PIDFILE"; return 0; }
-    sleep 0.1
-  done
-  echo "    the engine did not stop in 20 s; killing it"
-  kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$ENGINE_PIDFILE"
-}
+stop_engine() { stop_background "the engine" "$ENGINE_PIDFILE" quarkus-run.jar 20; }
 
 engine_status() {
   local pid

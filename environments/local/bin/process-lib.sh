@@ -7,6 +7,9 @@
 #                                     runs COMMAND detached, appends its output to LOG, records its pid,
 #                                     then polls READY (a command or function) every 0.5 s until it succeeds;
 #                                     fails with the log's tail if the process exits or TIMEOUT seconds pass
+#   await_ready NAME PID PIDFILE LOG TIMEOUT READY
+#                                     the wait of start_background, for a process already started (e.g. by
+#                                     an earlier `make run` that is still coming up)
 #   stop_background NAME PIDFILE PATTERN GRACE
 #                                     SIGTERM to the recorded process, SIGKILL after GRACE seconds,
 #                                     removes PIDFILE; nothing to do when it is not running
@@ -30,6 +33,11 @@ start_background() {
   setsid nohup "$@" >> "$log" 2>&1 < /dev/null &
   pid=$!
   echo "$pid" > "$pidfile"
+  await_ready "$name" "$pid" "$pidfile" "$log" "$timeout" "$ready"
+}
+
+await_ready() {
+  local name="$1" pid="$2" pidfile="$3" log="$4" timeout="$5" ready="$6" i
   for i in $(seq 1 $((timeout * 2))); do
     $ready && return 0
     if ! kill -0 "$pid" 2>/dev/null; then

@@ -11,15 +11,10 @@ REDIS_DIR="${VIGIL_REDIS_DIR:-$VIGIL_ROOT/.local/run/redis}"
 REDIS_PIDFILE="$REDIS_DIR/redis-server.pid"
 REDIS_LOG="${VIGIL_REDIS_LOG:-$VIGIL_ROOT/.local/logs/redis.log}"
 
+. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
+
 # The pid recorded by start_redis, if that process is alive and is a redis-server.
-redis_pid() {
-  local pid
-  [ -f "$REDIS_PIDFILE" ] || return 1
-  pid=$(cat "$REDIS_PIDFILE")
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q 'redis-server' || return 1
-  echo "$pid"
-}
+redis_pid() { recorded_pid "$REDIS_PIDFILE" redis-server; }
 
 start_redis() {
   command -v redis-server >/dev/null 2>&1 || { echo "ERROR: redis-server missing: run 'make deps'" >&2; return 1; }

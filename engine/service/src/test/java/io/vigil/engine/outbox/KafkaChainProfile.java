@@ -12,7 +12,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,12 +26,7 @@ public class KafkaChainProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        Map<String, String> c = new HashMap<>();
-        c.put("vigil.rulesets.dir", Path.of("src/test/resources/rulesets").toAbsolutePath().toString());
-        c.put("vigil.rulesets.poll-interval", "100ms");
-        c.put("vigil.engine.deadline", "2s");
-        c.put("vigil.velocity.enabled", "false");
-        c.put("vigil.outbox.enabled", "true");
+        Map<String, String> c = OutboxTestEngine.config();
         c.put("vigil.outbox.stream", "chain:decisions");
         c.put("vigil.outbox.streams", "2");
         return c;

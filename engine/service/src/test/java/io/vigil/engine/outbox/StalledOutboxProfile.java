@@ -3,8 +3,6 @@ package io.vigil.engine.outbox;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.vigil.testing.redis.RedisServer;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,12 +17,7 @@ public class StalledOutboxProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        Map<String, String> c = new HashMap<>();
-        c.put("vigil.rulesets.dir", Path.of("src/test/resources/rulesets").toAbsolutePath().toString());
-        c.put("vigil.rulesets.poll-interval", "100ms");
-        c.put("vigil.engine.deadline", "2s");
-        c.put("vigil.velocity.enabled", "false");
-        c.put("vigil.outbox.enabled", "true");
+        Map<String, String> c = OutboxTestEngine.config();
         c.put("vigil.outbox.queue-capacity", Integer.toString(CAPACITY));
         c.put("vigil.outbox.batch-size", Integer.toString(BATCH));
         c.put("vigil.outbox.write-timeout", "200ms");

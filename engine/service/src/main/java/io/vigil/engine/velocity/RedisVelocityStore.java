@@ -5,8 +5,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
-import io.smallrye.faulttolerance.api.TypedGuard;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vigil.engine.ruleset.KeyRulesets;
@@ -24,16 +22,13 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
-import jakarta.enterprise.util.TypeLiteral;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -42,17 +37,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The velocity store on Redis: {@link VelocityScriptClient} behind a circuit breaker, with metrics.
+ * The velocity store on Redis: {@link VelocityScriptClient} behind a {@link VelocityGuard} (circuit
+ * breaker and adaptive concurrency limit), with metrics.
  *
- * <p>The breaker is SmallRye Fault Tolerance's programmatic {@link TypedGuard} rather than the
- * {@code @CircuitBreaker} annotation: its thresholds come from {@code vigil.velocity.circuit-breaker.*}
- * (what the operator sets) instead of per-method MicroProfile keys, it runs on the calling thread
- * (no offload: the call is non-blocking) and it reports state changes to the gauge below.
+ * <p>One time bound per request: the decision path's deadline. The store adds no timer per call; a
+ * periodic check ({@code vigil.velocity.timeout}/4) opens the breaker when calls are in flight and
+ * Redis has answered nothing for {@code vigil.velocity.timeout} (frozen, or unreachable without an
+ * error).
  *
  * <p>Never throws and never completes exceptionally: every failure is an
  * {@link VelocityResults#unavailable(String)} answer, which the engine reports as DEGRADED /
@@ -74,6 +70,9 @@ public class RedisVelocityStore implements VelocityStore {
             Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
             Duration.ofMillis(250)};
 
+    static final VelocityResults CIRCUIT_OPEN = VelocityResults.unavailable("velocity circuit breaker open");
+    static final VelocityResults SHED = VelocityResults.unavailable("velocity concurrency limit reached (overload)");
+
     @Inject
     VelocityConfig config;
     @Inject
@@ -90,59 +89,69 @@ public class RedisVelocityStore implements VelocityStore {
     String clientType;
 
     private VelocityScriptClient client;
-    private TypedGuard<CompletionStage<double[]>> breaker;
+    private VelocityGuard guard;
+    private long watchdog = -1;
     private final AtomicInteger circuitState = new AtomicInteger(0);
     private final AtomicBoolean answered = new AtomicBoolean();
+    private final AtomicLong lastAnsweredMillis = new AtomicLong();
     private final Set<String> warnedThresholds = ConcurrentHashMap.newKeySet();
     private Timer writeRoundTrip;
     private Timer readRoundTrip;
     private Counter redisErrors;
     private Counter replyErrors;
     private Counter circuitOpenRefusals;
-    private Counter timeouts;
+    private Counter shed;
+    private Counter silences;
 
     @PostConstruct
     void init() {
         boolean cluster = "cluster".equalsIgnoreCase(clientType);
-        client = new VelocityScriptClient(vertx, redis, cluster, config.timeout().toMillis(), config.bucketsPerWindow(),
-                config.distinctCap());
+        client = new VelocityScriptClient(vertx, redis, cluster, config.bucketsPerWindow(), config.distinctCap());
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
-        breaker = TypedGuard.create(new TypeLiteral<CompletionStage<double[]>>() {
-                })
-                .withDescription("velocity store (Redis)")
-                .withThreadOffload(false)
-                .withCircuitBreaker()
-                .name("velocity")
-                .requestVolumeThreshold(cb.requestVolume())
-                .failureRatio(cb.failureRatio())
-                .delay(cb.delay().toMillis(), ChronoUnit.MILLIS)
-                .successThreshold(cb.successThreshold())
-                .onStateChange(this::circuitChanged)
-                .done()
-                .build();
+        VelocityConfig.Limit limit = config.limit();
+        guard = new VelocityGuard(cb.requestVolume(), cb.failureRatio(), cb.delay().toNanos(), cb.successThreshold(),
+                limit.targetRoundTrip().toNanos(), limit.min(), limit.max(), this::circuitChanged);
+        long silence = config.timeout().toNanos();
+        watchdog = vertx.setPeriodic(Math.max(1, config.timeout().toMillis() / 4), id -> {
+            int before = circuitState.get();
+            guard.silentFor(System.nanoTime(), silence);
+            if (before != 2 && circuitState.get() == 2) {
+                silences.increment();
+            }
+        });
 
         writeRoundTrip = roundTrip("count");
         readRoundTrip = roundTrip("read_only");
         redisErrors = errors("redis");
         replyErrors = errors("reply");
         circuitOpenRefusals = errors("circuit_open");
-        timeouts = Counter.builder("vigil.velocity.timeouts")
-                .description("Velocity script calls not answered within vigil.velocity.timeout (each also feeds the breaker)")
+        shed = errors("shed");
+        silences = Counter.builder("vigil.velocity.timeouts")
+                .description("Times Redis answered nothing for vigil.velocity.timeout with calls in flight (each opens the breaker)")
                 .register(registry);
         Gauge.builder("vigil.velocity.circuit.state", circuitState, AtomicInteger::get)
                 .description("Velocity circuit breaker: 0 closed, 1 half-open (probing), 2 open (not calling Redis)")
                 .register(registry);
+        Gauge.builder("vigil.velocity.limit", guard, VelocityGuard::limit)
+                .description("Velocity calls allowed in flight (adaptive: shrinks when round trips exceed vigil.velocity.limit.target-round-trip)")
+                .register(registry);
+        Gauge.builder("vigil.velocity.in.flight", guard, VelocityGuard::inFlight)
+                .description("Velocity calls in flight")
+                .register(registry);
         FunctionCounter.builder("vigil.velocity.keys.touched", client, VelocityScriptClient::keysTouched)
-                .description("Redis keys named by velocity script calls (one velocity hash per dimension value and ruleset, markers)")
+                .description("Redis keys and arguments named by velocity script calls")
                 .register(registry);
         rulesets.onActivation(this::warnUnreachableDistinctThresholds);
-        LOG.infof("velocity store: Redis (%s), timeout %s, %d buckets per window, distinct cap %d, breaker %d calls / %.2f ratio / %s delay",
+        LOG.infof("velocity store: Redis (%s), silence timeout %s, %d buckets per window, distinct cap %d, breaker %d calls / %.2f ratio / %s delay, limit %d..%d in flight (target round trip %s)",
                 cluster ? "cluster" : "standalone", config.timeout(), config.bucketsPerWindow(), config.distinctCap(),
-                cb.requestVolume(), cb.failureRatio(), cb.delay());
+                cb.requestVolume(), cb.failureRatio(), cb.delay(), limit.min(), limit.max(), limit.targetRoundTrip());
     }
 
     @PreDestroy
     void close() {
+        if (watchdog >= 0) {
+            vertx.cancelTimer(watchdog);
+        }
         if (client != null) {
             client.close();
         }
@@ -199,13 +208,13 @@ public class RedisVelocityStore implements VelocityStore {
         return found;
     }
 
-    private void circuitChanged(CircuitBreakerState state) {
+    private void circuitChanged(VelocityGuard.State state) {
         circuitState.set(switch (state) {
             case CLOSED -> 0;
             case HALF_OPEN -> 1;
             case OPEN -> 2;
         });
-        if (state == CircuitBreakerState.OPEN) {
+        if (state == VelocityGuard.State.OPEN) {
             LOG.warnf("velocity circuit breaker OPEN: not calling Redis for %s, then probing", config.circuitBreaker().delay());
         } else {
             LOG.infof("velocity circuit breaker %s", state);
@@ -215,18 +224,34 @@ public class RedisVelocityStore implements VelocityStore {
     @Override
     public CompletionStage<VelocityResults> check(VelocityRequest request) {
         long start = System.nanoTime();
-        long now = clock.millis();
+        switch (guard.admit(start)) {
+            case CIRCUIT_OPEN -> {
+                circuitOpenRefusals.increment();
+                return CompletableFuture.completedFuture(CIRCUIT_OPEN);
+            }
+            case LIMIT -> {
+                shed.increment();
+                return CompletableFuture.completedFuture(SHED);
+            }
+            default -> {
+            }
+        }
         CompletionStage<double[]> call;
         try {
-            call = breaker.get(() -> client.run(request, now));
+            call = client.run(request, clock.millis());
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
         Timer timer = request.readOnly() ? readRoundTrip : writeRoundTrip;
         return call.handle((values, failure) -> {
+            long end = System.nanoTime();
+            guard.done(end, end - start, failure != null);
             if (failure == null) {
-                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                answered.set(true);
+                timer.record(end - start, TimeUnit.NANOSECONDS);
+                if (!answered.get()) {
+                    answered.set(true);
+                }
+                lastAnsweredMillis.lazySet(clock.millis());
                 return VelocityResults.of(values);
             }
             return VelocityResults.unavailable(failed(unwrap(failure)));
@@ -234,14 +259,6 @@ public class RedisVelocityStore implements VelocityStore {
     }
 
     private String failed(Throwable failure) {
-        if (failure instanceof CircuitBreakerOpenException) {
-            circuitOpenRefusals.increment();
-            return "velocity circuit breaker open";
-        }
-        if (failure instanceof TimeoutException) {
-            timeouts.increment();
-            return failure.getMessage();
-        }
         if (failure instanceof VelocityReplyException) {
             replyErrors.increment();
         } else {
@@ -255,6 +272,14 @@ public class RedisVelocityStore implements VelocityStore {
             t = t.getCause();
         }
         return t;
+    }
+
+    /**
+     * When Redis last answered a velocity call (epoch ms, the engine's clock), 0 if never: what
+     * "storage accessible" means on the health endpoint.
+     */
+    public long lastAnsweredMillis() {
+        return lastAnsweredMillis.get();
     }
 
     /** True once Redis answered a velocity call or the startup probe. */
@@ -275,6 +300,7 @@ public class RedisVelocityStore implements VelocityStore {
         return client.loadScript(redis).handle((sha, failure) -> {
             if (failure == null) {
                 answered.set(true);
+                lastAnsweredMillis.set(clock.millis());
                 return true;
             }
             LOG.debugf("velocity probe failed: %s", failure.getMessage());

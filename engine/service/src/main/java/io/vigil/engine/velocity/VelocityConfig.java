@@ -29,8 +29,9 @@ public interface VelocityConfig {
     boolean enabled();
 
     /**
-     * A script call not answered within this counts as a failure for the circuit breaker. The request's
-     * own deadline ({@code vigil.engine.deadline}) is shorter and answers the caller long before.
+     * Calls in flight and no answer from Redis for this long: Redis is taken as frozen or unreachable
+     * and the breaker opens. Not a per-call timer: the request's own deadline
+     * ({@code vigil.engine.deadline}) answers the caller long before.
      */
     @WithDefault("100ms")
     Duration timeout();
@@ -48,6 +49,21 @@ public interface VelocityConfig {
     int distinctCap();
 
     CircuitBreaker circuitBreaker();
+
+    Limit limit();
+
+    /** The adaptive concurrency limit on velocity calls in flight (admission control under overload). */
+    interface Limit {
+        /** Round trips above this shrink the limit (by 10 %); below it, it grows again. */
+        @WithDefault("2ms")
+        Duration targetRoundTrip();
+
+        @WithDefault("4")
+        int min();
+
+        @WithDefault("256")
+        int max();
+    }
 
     interface CircuitBreaker {
         /** Calls in the rolling window the failure ratio is computed over. */

@@ -60,6 +60,11 @@ public final class VelocityKeys {
         return checkId + '|' + safeValue(member);
     }
 
+    /** The sorted set of a distinct check's members, scored by when each was last seen (epoch ms). */
+    public static String distinctKey(String tag, String rulesetKey, String checkId) {
+        return "veld:{" + tag + "}:" + rulesetKey + ':' + checkId;
+    }
+
     public static String markerKey(String tag, String rulesetKey, String transactionId) {
         return "veltx:{" + tag + "}:" + rulesetKey + ':' + transactionId;
     }

@@ -1,6 +1,8 @@
 package io.vigil.engine.velocity;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
@@ -10,6 +12,7 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
 import io.vertx.redis.client.impl.types.ErrorType;
+import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 
@@ -19,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,23 +33,23 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Answers a {@link VelocityRequest} with the velocity script: non-blocking, one script call
- * (EVALSHA, falling back to EVAL on NOSCRIPT, which also caches the script on that node) per hash
- * slot group.
+ * Answers a {@link VelocityRequest} with the velocity script (velocity.lua): non-blocking, one
+ * EVALSHA per call, the script loaded again on NOSCRIPT.
  *
- * <p>Key layout (docs/adr/0004-velocity-storage.md): one HASH per (dimension value, ruleset key)
- * holds every check's buckets and distinct members, so the script reads each dimension value with one
- * HGETALL and writes it with one HSET whatever the number of checks on it.
+ * <p>Layout (docs/adr/0005-velocity-running-windows.md): per (dimension value, ruleset key) one HASH
+ * with, per count/sum check, a running total and a ring of bucket slots, and per distinct check one
+ * sorted set of members by last-seen time. The script reads and writes only the fields of the checks
+ * it is asked, so its Redis work grows with the number of checks, not with a card's history.
  *
- * <p>Standalone Redis: one call answers every check of the transaction. Redis Cluster: the keys of
- * one script call must live in one slot, and checks on different dimension values (card vs device)
- * hash to different slots, so the checks are grouped by velocity hash (dimension value and ruleset
- * key) and the groups' calls are sent at once (the client pipelines them over its connections): one
- * network round trip, one atomic call per slot, one idempotency marker per slot. A request mixing
- * ruleset keys (the engine never sends one) gets one call per ruleset key, so marker fields never
- * mix rulesets.
+ * <p>Standalone Redis: one call answers every check of the transaction, and the calls of one
+ * event-loop turn are written together. Redis Cluster: the keys of one script call must live in one
+ * slot, and checks on different dimension values (card vs device) hash to different slots, so the
+ * plan ({@link VelocityPlan}) groups the checks by velocity hash and the groups' calls are sent at
+ * once: one network round trip, one atomic call per slot, one idempotency marker per slot.
  *
- * <p>Plain class (no CDI) so that tests drive it with their own clock and Redis.
+ * <p>No timer of its own: the decision path's deadline bounds the wait, and the store watches for a
+ * Redis that stopped answering. Plain class (no CDI) so that tests drive it with their own clock and
+ * Redis.
  */
 public final class VelocityScriptClient {
 
@@ -58,26 +62,26 @@ public final class VelocityScriptClient {
     private final Vertx vertx;
     private final Redis redis;
     private final boolean cluster;
-    private final long timeoutMillis;
     private final int bucketsPerWindow;
     private final int distinctCap;
     private final LongAdder keysTouched = new LongAdder();
     private final AtomicReference<Future<RedisConnection>> clusterConnection = new AtomicReference<>();
+    /** One {@link Turn} per event-loop thread. */
+    private final ThreadLocal<Turn> turns = ThreadLocal.withInitial(Turn::new);
+    /** Sums are kept as integers of 1/10,000. */
+    static final double SUM_SCALE = 10_000;
 
     /** With the default distinct cap. */
-    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, long timeoutMillis, int bucketsPerWindow) {
-        this(vertx, redis, cluster, timeoutMillis, bucketsPerWindow, DEFAULT_DISTINCT_CAP);
+    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow) {
+        this(vertx, redis, cluster, bucketsPerWindow, DEFAULT_DISTINCT_CAP);
     }
 
     /**
      * @param cluster          group checks by slot (Redis Cluster) instead of one call per transaction
-     * @param timeoutMillis    a call not answered by then fails with {@link TimeoutException}; the
-     *                         command itself stays queued on its connection (Redis has no cancel)
      * @param bucketsPerWindow at least 10: the error bound is one bucket, a tenth of the window
      * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
-    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, long timeoutMillis, int bucketsPerWindow,
-                                int distinctCap) {
+    public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap) {
         if (bucketsPerWindow < 10) {
             throw new IllegalArgumentException("vigil.velocity.buckets-per-window must be at least 10, got " + bucketsPerWindow);
         }
@@ -87,215 +91,237 @@ public final class VelocityScriptClient {
         this.vertx = vertx;
         this.redis = redis;
         this.cluster = cluster;
-        this.timeoutMillis = timeoutMillis;
         this.bucketsPerWindow = bucketsPerWindow;
         this.distinctCap = distinctCap;
     }
 
-    /** Bucket length of a window: a tenth (or finer) of it, at least 1 ms. */
+    /**
+     * Buckets in a window: the smallest count at least {@code buckets-per-window} that divides the
+     * window, so a window is always a whole number of buckets (windows are whole seconds, so with
+     * the default 10 this is 10).
+     */
+    public int bucketsIn(long windowMillis) {
+        for (int n = bucketsPerWindow; n < windowMillis; n++) {
+            if (windowMillis % n == 0) {
+                return n;
+            }
+        }
+        return (int) Math.max(1, windowMillis);
+    }
+
+    /** Bucket length of a window (ms). */
     public long bucketMillis(long windowMillis) {
-        return Math.max(1, (windowMillis + bucketsPerWindow - 1) / bucketsPerWindow);
+        return windowMillis / bucketsIn(windowMillis);
     }
 
     public int distinctCap() {
         return distinctCap;
     }
 
-    /** Keys named by script calls so far (velocity hashes and markers): the keys-touched meter. */
+    /** Keys named by script calls so far (velocity hashes, distinct sets and markers): the keys-touched meter. */
     public long keysTouched() {
         return keysTouched.sum();
     }
 
     /**
      * Runs the checks at {@code nowMillis} (the engine's clock). Completes with one value per check,
-     * in the request's order, or exceptionally (Redis error, timeout, bad reply).
+     * in the request's order, or exceptionally (Redis error, bad reply). It has no timer of its own:
+     * the caller's deadline bounds the wait.
      */
     public CompletionStage<double[]> run(VelocityRequest request, long nowMillis) {
-        List<VelocityCheck> checks = request.checks();
-        int n = checks.size();
-        if (n == 0) {
+        VelocityPlan plan = VelocityPlan.of(request, cluster);
+        if (plan.calls() == 0) {
             return CompletableFuture.completedFuture(new double[0]);
         }
-        // per check: its velocity hash, the script call it goes in, its hash's index in that call
-        String[] tags = new String[n];
-        String[] hashKeys = new String[n];
-        int[] callOf = new int[n];
-        int[] hashIndex = new int[n];
-        int[] hashesInCall = new int[n];
-        int calls = 0;
-        for (int i = 0; i < n; i++) {
-            VelocityCheck c = checks.get(i);
-            tags[i] = VelocityKeys.tag(c.dimension(), c.dimensionValue());
-            hashKeys[i] = VelocityKeys.velocityKey(tags[i], c.rulesetKey());
-            int sameHash = -1;
-            int sameCall = -1;
-            for (int j = 0; j < i && sameHash < 0; j++) {
-                if (hashKeys[j].equals(hashKeys[i])) {
-                    sameHash = j;
-                } else if (sameCall < 0 && !cluster && checks.get(j).rulesetKey().equals(c.rulesetKey())) {
-                    sameCall = j;
-                }
-            }
-            if (sameHash >= 0) {
-                callOf[i] = callOf[sameHash];
-                hashIndex[i] = hashIndex[sameHash];
-            } else {
-                callOf[i] = sameCall >= 0 ? callOf[sameCall] : calls++;
-                hashIndex[i] = ++hashesInCall[callOf[i]];
-            }
-        }
-
-        double[] values = new double[n];
+        double[] values = new double[request.checks().size()];
         CompletableFuture<double[]> result = new CompletableFuture<>();
-        long timer = vertx.setTimer(timeoutMillis, id -> result.completeExceptionally(
-                new TimeoutException("velocity script not answered within " + timeoutMillis + " ms")));
-        result.whenComplete((v, e) -> vertx.cancelTimer(timer));
-        AtomicInteger pending = new AtomicInteger(calls);
-        for (int g = 0; g < calls; g++) {
-            Call call = new Call(request, g, callOf, hashIndex, hashesInCall[g], tags, hashKeys, nowMillis);
-            keysTouched.add(1 + hashesInCall[g]);
-            send(call, values, result, pending);
+        AtomicInteger pending = plan.calls() == 1 ? null : new AtomicInteger(plan.calls());
+        for (int call = 0; call < plan.calls(); call++) {
+            Request script = encode(plan, call, nowMillis);
+            int callIndex = call;
+            send(script).onComplete(ar -> {
+                if (ar.failed()) {
+                    result.completeExceptionally(ar.cause());
+                } else if (answer(plan, callIndex, ar.result(), values, result)
+                        && (pending == null || pending.decrementAndGet() == 0)) {
+                    result.complete(values);
+                }
+            });
         }
         return result;
     }
 
-    /** One script call: the checks of {@code request} whose {@code callOf} is {@code group}. */
-    private final class Call {
-        final VelocityRequest request;
-        final int group;
-        final int[] callOf;
-        final int[] hashIndex;
-        final int hashes;
-        final String[] tags;
-        final String[] hashKeys;
-        final long now;
-        int size;
-
-        Call(VelocityRequest request, int group, int[] callOf, int[] hashIndex, int hashes, String[] tags,
-             String[] hashKeys, long now) {
-            this.request = request;
-            this.group = group;
-            this.callOf = callOf;
-            this.hashIndex = hashIndex;
-            this.hashes = hashes;
-            this.tags = tags;
-            this.hashKeys = hashKeys;
-            this.now = now;
+    /**
+     * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode markerTtl cap}, then per
+     * group: checks, span; per check: id, bucket ms, buckets, value (velocity.lua's header).
+     */
+    private Request encode(VelocityPlan plan, int call, long now) {
+        VelocityRequest request = plan.request();
+        List<VelocityCheck> checks = request.checks();
+        int first = plan.firstGroup(call);
+        int last = plan.lastGroup(call);
+        int keys = 1;
+        long markerTtl = 0;
+        for (int g = first; g < last; g++) {
+            VelocityPlan.Group group = plan.group(g);
+            keys += 1 + group.distincts;
+            markerTtl = Math.max(markerTtl, group.span(this, checks));
         }
-
-        /**
-         * {@code <command> <script|sha> <numkeys> marker hash... now mode markerTtl cap}, then per
-         * check: hash index, aggregate, window, bucket, id, field, amount (velocity.lua's header).
-         */
-        Request build(Command command, String scriptOrSha) {
-            List<VelocityCheck> checks = request.checks();
-            int n = checks.size();
-            Request r = Request.cmd(command).arg(scriptOrSha).arg(1 + hashes);
-            int first = -1;
-            long markerTtl = 0;
-            int named = 0;
-            size = 0;
-            for (int i = 0; i < n; i++) {
-                if (callOf[i] != group) {
-                    continue;
+        keysTouched.add(keys);
+        Request r = Request.cmd(Command.EVALSHA).arg(SCRIPT_SHA).arg(keys);
+        VelocityPlan.Group head = plan.group(first);
+        r.arg(VelocityKeys.markerKey(head.tag, head.rulesetKey, request.transactionId()));
+        for (int g = first; g < last; g++) {
+            VelocityPlan.Group group = plan.group(g);
+            r.arg(group.hashKey);
+            for (int k = 0; k < group.size; k++) {
+                VelocityCheck c = checks.get(group.checks[k]);
+                if (c.aggregate() == Aggregate.DISTINCT) {
+                    r.arg(VelocityKeys.distinctKey(group.tag, group.rulesetKey, group.ids[k]));
                 }
-                if (first < 0) {
-                    first = i;
-                    r.arg(VelocityKeys.markerKey(tags[i], checks.get(i).rulesetKey(), request.transactionId()));
-                }
-                if (hashIndex[i] > named) { // hashes are numbered in order of first use
-                    r.arg(hashKeys[i]);
-                    named++;
-                }
-                long window = checks.get(i).windowSeconds() * 1000L;
-                markerTtl = Math.max(markerTtl, window + bucketMillis(window));
-                size++;
             }
-            r.arg(now).arg(request.readOnly() ? "r" : "w").arg(markerTtl).arg(distinctCap);
-            for (int i = 0; i < n; i++) {
-                if (callOf[i] != group) {
-                    continue;
-                }
-                VelocityCheck c = checks.get(i);
+        }
+        r.arg(now).arg(request.readOnly() ? "r" : "w").arg(markerTtl).arg(distinctCap);
+        for (int g = first; g < last; g++) {
+            VelocityPlan.Group group = plan.group(g);
+            r.arg(group.size).arg(group.span(this, checks));
+            for (int k = 0; k < group.size; k++) {
+                VelocityCheck c = checks.get(group.checks[k]);
                 long window = c.windowSeconds() * 1000L;
-                long bucket = bucketMillis(window);
-                String id = VelocityKeys.checkId(c);
-                r.arg(hashIndex[i]);
+                int n = bucketsIn(window);
+                r.arg(group.ids[k]).arg(window / n).arg(n);
                 switch (c.aggregate()) {
                     case COUNT -> r.arg("c");
-                    case SUM -> r.arg("s");
-                    case DISTINCT -> r.arg("d");
-                }
-                r.arg(window).arg(bucket).arg(id);
-                // the fields are named here rather than in Lua: string building is cheaper in Java
-                // than in Redis' single thread
-                switch (c.aggregate()) {
-                    case COUNT -> r.arg(VelocityKeys.bucketField(id, now - now % bucket)).arg("");
-                    // a non-finite amount would poison the bucket's sum for the whole window
-                    case SUM -> r.arg(VelocityKeys.bucketField(id, now - now % bucket))
-                            .arg(Double.isFinite(c.sumValue()) ? Double.toString(c.sumValue()) : "0");
-                    case DISTINCT -> r.arg(c.distinctValue() == null ? "" : VelocityKeys.memberField(id, c.distinctValue()))
-                            .arg("");
+                    case SUM -> r.arg("s" + scaled(c.sumValue()));
+                    case DISTINCT -> r.arg(c.distinctValue() == null ? "d" : "d" + VelocityKeys.safeValue(c.distinctValue()));
                 }
             }
-            return r;
         }
+        return r;
     }
 
-    private void send(Call call, double[] values, CompletableFuture<double[]> result, AtomicInteger pending) {
-        send(call.build(Command.EVALSHA, SCRIPT_SHA))
-                .recover(err -> isNoScript(err)
-                        ? send(call.build(Command.EVAL, SCRIPT))
-                        : Future.failedFuture(err))
-                .onComplete(ar -> {
-                    if (ar.failed()) {
-                        result.completeExceptionally(ar.cause());
-                        return;
-                    }
-                    Response reply = ar.result();
-                    int count = call.size;
-                    if (reply == null || reply.size() != count) {
-                        result.completeExceptionally(new VelocityReplyException(
-                                "velocity script answered " + (reply == null ? "nil" : reply.size() + " values") + " for " + count + " checks", null));
-                        return;
-                    }
-                    try {
-                        int j = 0;
-                        for (int i = 0; i < values.length; i++) {
-                            if (call.callOf[i] == call.group) {
-                                // counts come back as integers, sums and retried answers as strings
-                                Response value = reply.get(j++);
-                                values[i] = value.type() == ResponseType.NUMBER ? value.toLong() : Double.parseDouble(value.toString());
-                            }
-                        }
-                    } catch (RuntimeException e) {
-                        result.completeExceptionally(new VelocityReplyException("velocity script answered a non-number: " + reply, e));
-                        return;
-                    }
-                    if (pending.decrementAndGet() == 0) {
-                        result.complete(values);
-                    }
-                });
+    /** Sums travel and are kept as integers of 1/10,000 (exact running totals; docs/velocity.md). */
+    static long scaled(double amount) {
+        // a non-finite amount would poison the running total for the whole window
+        return Double.isFinite(amount) ? Math.round(amount * SUM_SCALE) : 0;
+    }
+
+    /** Copies one call's answers into {@code values}; false (and {@code result} failed) on a bad reply. */
+    private static boolean answer(VelocityPlan plan, int call, Response reply, double[] values,
+                                  CompletableFuture<double[]> result) {
+        List<VelocityCheck> checks = plan.request().checks();
+        int expected = plan.checksIn(call);
+        if (reply == null || reply.type() != ResponseType.MULTI || reply.size() != expected) {
+            result.completeExceptionally(new VelocityReplyException("velocity script answered "
+                    + (reply == null ? "nil" : reply.size() + " values") + " for " + expected + " checks", null));
+            return false;
+        }
+        try {
+            int j = 0;
+            for (int g = plan.firstGroup(call); g < plan.lastGroup(call); g++) {
+                VelocityPlan.Group group = plan.group(g);
+                for (int k = 0; k < group.size; k++) {
+                    long v = reply.get(j++).toLong();
+                    int i = group.checks[k];
+                    values[i] = checks.get(i).aggregate() == Aggregate.SUM ? v / SUM_SCALE : v;
+                }
+            }
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new VelocityReplyException("velocity script answered a non-number: " + reply, e));
+            return false;
+        }
+        plan.copyDuplicates(values);
+        return true;
     }
 
     /**
-     * Standalone: the pooled client (a pooled connection per call, pipelined up to
-     * max-waiting-handlers). Cluster: one long-lived cluster connection, shared by every call. Why
-     * not {@code redis.send} there: the Vert.x cluster client (4.5.x) then takes one pooled connection
-     * per node per call and refreshes the slot map with another pooled connection; under concurrency
-     * every pooled connection can end up held by calls waiting for that refresh, a deadlock
-     * (vert-x3/vertx-redis-client#541, fixed after the Vert.x this Quarkus ships). Holding one
-     * connection leaves the pool free for the refresh, and pipelines all calls anyway.
+     * Sends one script call; on NOSCRIPT (Redis restarted, failover, new node) loads the script and
+     * sends it again.
      */
-    private Future<Response> send(Request request) {
+    private Future<Response> send(Request script) {
+        return sendOnce(script).recover(err -> isNoScript(err)
+                ? load().compose(sha -> sendOnce(script))
+                : Future.failedFuture(err));
+    }
+
+    /**
+     * Standalone: the calls of one event-loop turn go out together ({@link Turn}). Cluster: one
+     * long-lived cluster connection, shared by every call. Why not {@code redis.send} there: the
+     * Vert.x cluster client (4.5.x) then takes one pooled connection per node per call and refreshes
+     * the slot map with another pooled connection; under concurrency every pooled connection can end
+     * up held by calls waiting for that refresh, a deadlock (vert-x3/vertx-redis-client#541, fixed
+     * after the Vert.x this Quarkus ships). Holding one connection leaves the pool free for the
+     * refresh, and pipelines all calls anyway.
+     */
+    private Future<Response> sendOnce(Request request) {
         if (!cluster) {
-            return redis.send(request);
+            Context context = Vertx.currentContext();
+            if (context == null || !context.isEventLoopContext()) {
+                return redis.send(request);
+            }
+            return turns.get().add(context, request);
         }
         return clusterConnection().compose(connection -> connection.send(request).onFailure(err -> {
             if (!(err instanceof ErrorType)) {
                 forget(connection); // transport trouble: reconnect on the next call
             }
         }));
+    }
+
+    private Future<String> load() {
+        return redis.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(SCRIPT)).map(Response::toString);
+    }
+
+    /**
+     * The script calls made during one turn of an event loop, written to Redis as one batch (one
+     * socket write, one pooled connection) when the turn ends: under load, concurrent requests share
+     * their system calls on both sides, which costs Redis and the engine less CPU per call
+     * (docs/adr/0005-velocity-running-windows.md). A batch answered with an error (Vert.x fails the
+     * whole batch when one reply is an error) is sent again call by call: retries of a counted
+     * transaction are answered from its marker, so nothing counts twice.
+     */
+    private final class Turn implements Handler<Void> {
+        private ArrayList<Request> requests = new ArrayList<>();
+        private ArrayList<Promise<Response>> replies = new ArrayList<>();
+
+        Future<Response> add(Context context, Request request) {
+            Promise<Response> reply = Promise.promise();
+            if (requests.isEmpty()) {
+                context.runOnContext(this);
+            }
+            requests.add(request);
+            replies.add(reply);
+            return reply.future();
+        }
+
+        /** End of the turn: write what it gathered. */
+        @Override
+        public void handle(Void ignored) {
+            List<Request> batch = requests;
+            List<Promise<Response>> waiting = replies;
+            requests = new ArrayList<>(batch.size());
+            replies = new ArrayList<>(batch.size());
+            if (batch.size() == 1) {
+                redis.send(batch.get(0)).onComplete(waiting.get(0));
+                return;
+            }
+            redis.batch(batch).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    List<Response> answers = ar.result();
+                    for (int i = 0; i < waiting.size(); i++) {
+                        waiting.get(i).complete(answers.get(i));
+                    }
+                } else if (ar.cause() instanceof ErrorType) {
+                    for (int i = 0; i < waiting.size(); i++) {
+                        redis.send(batch.get(i)).onComplete(waiting.get(i));
+                    }
+                } else {
+                    for (Promise<Response> p : waiting) {
+                        p.fail(ar.cause());
+                    }
+                }
+            });
+        }
     }
 
     private Future<RedisConnection> clusterConnection() {
@@ -347,7 +373,7 @@ public final class VelocityScriptClient {
     /** SCRIPT LOAD on one node: a cheap "is Redis there" probe that also warms the script cache. */
     public CompletionStage<String> loadScript(Redis target) {
         CompletableFuture<String> loaded = new CompletableFuture<>();
-        long timer = vertx.setTimer(Math.max(timeoutMillis, 1000), id -> loaded.completeExceptionally(
+        long timer = vertx.setTimer(1000, id -> loaded.completeExceptionally(
                 new TimeoutException("SCRIPT LOAD not answered")));
         target.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(SCRIPT)).onComplete(ar -> {
             vertx.cancelTimer(timer);

@@ -94,7 +94,7 @@ public final class VelocityBenchmark {
         Vertx vertx = Vertx.vertx();
         Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(server.uri())
                 .setMaxPoolSize(16).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
-        VelocityScriptClient client = new VelocityScriptClient(vertx, redis, false, 10_000, 10);
+        VelocityScriptClient client = new VelocityScriptClient(vertx, redis, false, 10);
         AtomicLong ids = new AtomicLong();
         long deadline;
 

@@ -52,7 +52,7 @@ public final class VelocityCostBenchmark {
             Vertx vertx = Vertx.vertx();
             Redis client = Redis.createClient(vertx, new RedisOptions().setConnectionString(redis.uri())
                     .setMaxPoolSize(8).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
-            VelocityScriptClient velocity = new VelocityScriptClient(vertx, client, false, 30_000, 10);
+            VelocityScriptClient velocity = new VelocityScriptClient(vertx, client, false, 10);
 
             long oneHour = 3_600_000L;
             // 10 checks (CARD_AUTH v2)

@@ -137,16 +137,20 @@ public final class VelocityScriptClient {
         CompletableFuture<double[]> result = new CompletableFuture<>();
         AtomicInteger pending = plan.calls() == 1 ? null : new AtomicInteger(plan.calls());
         for (int call = 0; call < plan.calls(); call++) {
-            Request script = encode(plan, call, nowMillis);
             int callIndex = call;
-            send(script).onComplete(ar -> {
-                if (ar.failed()) {
-                    result.completeExceptionally(ar.cause());
-                } else if (answer(plan, callIndex, ar.result(), values, result)
-                        && (pending == null || pending.decrementAndGet() == 0)) {
-                    result.complete(values);
-                }
-            });
+            sendOnce(encode(plan, call, nowMillis, Command.EVALSHA, SCRIPT_SHA))
+                    .recover(err -> isNoScript(err)
+                            // EVAL runs it and caches it on the node that owns the keys
+                            ? sendOnce(encode(plan, callIndex, nowMillis, Command.EVAL, SCRIPT))
+                            : Future.failedFuture(err))
+                    .onComplete(ar -> {
+                        if (ar.failed()) {
+                            result.completeExceptionally(ar.cause());
+                        } else if (answer(plan, callIndex, ar.result(), values, result)
+                                && (pending == null || pending.decrementAndGet() == 0)) {
+                            result.complete(values);
+                        }
+                    });
         }
         return result;
     }
@@ -155,7 +159,7 @@ public final class VelocityScriptClient {
      * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode markerTtl cap}, then per
      * group: checks, span; per check: id, bucket ms, buckets, value (velocity.lua's header).
      */
-    private Request encode(VelocityPlan plan, int call, long now) {
+    private Request encode(VelocityPlan plan, int call, long now, Command command, String scriptOrSha) {
         VelocityRequest request = plan.request();
         List<VelocityCheck> checks = request.checks();
         int first = plan.firstGroup(call);
@@ -167,8 +171,10 @@ public final class VelocityScriptClient {
             keys += 1 + group.distincts;
             markerTtl = Math.max(markerTtl, group.span(this, checks));
         }
-        keysTouched.add(keys);
-        Request r = Request.cmd(Command.EVALSHA).arg(SCRIPT_SHA).arg(keys);
+        if (command == Command.EVALSHA) {
+            keysTouched.add(keys);
+        }
+        Request r = Request.cmd(command).arg(scriptOrSha).arg(keys);
         VelocityPlan.Group head = plan.group(first);
         r.arg(VelocityKeys.markerKey(head.tag, head.rulesetKey, request.transactionId()));
         for (int g = first; g < last; g++) {
@@ -235,16 +241,6 @@ public final class VelocityScriptClient {
     }
 
     /**
-     * Sends one script call; on NOSCRIPT (Redis restarted, failover, new node) loads the script and
-     * sends it again.
-     */
-    private Future<Response> send(Request script) {
-        return sendOnce(script).recover(err -> isNoScript(err)
-                ? load().compose(sha -> sendOnce(script))
-                : Future.failedFuture(err));
-    }
-
-    /**
      * Standalone: the calls of one event-loop turn go out together ({@link Turn}). Cluster: one
      * long-lived cluster connection, shared by every call. Why not {@code redis.send} there: the
      * Vert.x cluster client (4.5.x) then takes one pooled connection per node per call and refreshes
@@ -266,10 +262,6 @@ public final class VelocityScriptClient {
                 forget(connection); // transport trouble: reconnect on the next call
             }
         }));
-    }
-
-    private Future<String> load() {
-        return redis.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(SCRIPT)).map(Response::toString);
     }
 
     /**

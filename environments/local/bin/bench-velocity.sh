@@ -30,8 +30,8 @@ $MVN -pl engine/service dependency:build-classpath -Dmdep.includeScope=test -Dmd
 CP="engine/service/target/test-classes:engine/service/target/classes:$(cat "$CP_FILE")"
 mkdir -p .local/bench
 if [ "${1:-}" = "cost" ]; then
-  echo "| Build | 10 checks: wall µs/call | Redis CPU µs/call | commands/call | 3 checks: wall µs/call | Redis CPU µs/call | commands/call | used_memory after the 100,000 | keys | seconds | load |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| Build | 10 checks: wall µs/call | Redis CPU µs/call | commands/call | 3 checks: wall µs/call | Redis CPU µs/call | commands/call | used_memory after the 100,000 | keys | hot cards: Redis CPU µs/call one by one / batched | commands/call | used_memory per hot card (all keys, markers included) | seconds | load |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   exec "$JAVA_HOME/bin/java" -Xmx1g \
     -cp "engine/service/target/test-classes:${BENCH_COST_CLASSES:+$BENCH_COST_CLASSES:}engine/service/target/classes:$(cat "$CP_FILE")" \
     -Dbench.cost.label="${BENCH_COST_LABEL:-${BENCH_COST_CLASSES:-current}}" \

@@ -30,8 +30,10 @@
 local now = tonumber(ARGV[1])
 local write = ARGV[2] == 'w'
 local cap = tonumber(ARGV[4])
-local byte, sub, match, format, floor = string.byte, string.sub, string.match, string.format, math.floor
-local COUNT, SUM, DISTINCT = 99, 115, 100 -- 'c', 's', 'd'
+local byte, sub, match, floor = string.byte, string.sub, string.match, math.floor
+local DISTINCT = 100 -- 'd'
+-- Hot path: no table per check; the group's arguments are walked twice (plan the read, then
+-- answer), and every number goes to Redis as a Lua number.
 
 -- The answers a transaction seen before got, by check id (nil for a new transaction).
 local function answersOf(prior)
@@ -41,177 +43,142 @@ local function answersOf(prior)
   return answered
 end
 
--- The slot field of bucket number b of a check.
-local function slot(c, b)
-  return c.id .. '|' .. (b % (c.n + 1))
-end
-
--- Reads a count/sum state "<head> <floor> <total>" and says which slots the call needs: the slot of
--- the current bucket always (its count, or the bucket leaving through it), the other leaving ones
--- only when the head moves more than one bucket (rare for a busy value; a value idle for a whole
--- window starts afresh without reading anything).
-local function ringState(c, s, reads)
-  if s then
-    local head, fl, total = match(s, '^(%-?%d+) (%-?%d+) (%-?%d+)$')
-    c.head, c.floor, c.total = tonumber(head), tonumber(fl), tonumber(total)
+-- One count/sum check. `state` is "<head> <floor> <total>" (nil when new), `slot` the value of the
+-- current bucket's slot. Moves the head to the current bucket, subtracting the buckets that leave
+-- (their slots are reused), and adds this transaction. Appends its writes to `set`.
+local function ringCheck(hash, id, cur, n, add, state, slot, set)
+  local ring = n + 1
+  local head, fl, total
+  if state then
+    head, fl, total = match(state, '^(%-?%d+) (%-?%d+) (%-?%d+)$')
+    head, fl, total = tonumber(head), tonumber(fl), tonumber(total)
   end
-  if not c.head or c.cur - c.head > c.n then
-    c.head, c.floor, c.total, c.fresh = c.cur, c.cur, 0, true
-    return
-  end
-  if c.cur < c.head then -- a replica behind counts into the newest bucket
-    c.cur = c.head
-    reads[#reads + 1] = slot(c, c.cur)
-  end
-  for b = c.head + 1, c.cur - 1 do
-    if b - c.n - 1 >= c.floor then reads[#reads + 1] = slot(c, b) end
-  end
-end
-
--- One count/sum check: moves the head to the current bucket, subtracting the buckets that leave,
--- and adds this transaction. `slots` holds the slot values read for the group.
-local function ringCheck(c, slots, set)
-  local cur, ring, total = c.cur, c.n + 1, c.total
   local current = 0
-  if not c.fresh then
-    if cur == c.head then
-      current = tonumber(slots[slot(c, cur)]) or 0
-    else
-      for b = c.head + 1, cur do
-        if b - ring >= c.floor then total = total - (tonumber(slots[slot(c, b)]) or 0) end
+  if not head or cur - head > n then
+    head, fl, total = cur, cur, 0 -- new, or idle for a whole window: nothing left to count
+  elseif cur <= head then
+    if cur < head then -- a replica behind counts into the newest bucket
+      cur = head
+      slot = redis.call('HGET', hash, id .. '|' .. (cur % ring))
+    end
+    current = tonumber(slot) or 0
+  else
+    -- the slot of the current bucket held the bucket leaving through it; skipped buckets' slots
+    -- held the others that leave (read only when the head jumps, rare for a busy value)
+    if cur - ring >= fl then total = total - (tonumber(slot) or 0) end
+    if cur - head > 1 then
+      local skipped = {}
+      for b = head + 1, cur - 1 do skipped[#skipped + 1] = id .. '|' .. (b % ring) end
+      local values = redis.call('HMGET', hash, unpack(skipped))
+      for i, b in ipairs(values) do
+        if head + i - ring >= fl then total = total - (tonumber(b) or 0) end
+        if write then
+          set[#set + 1] = skipped[i]
+          set[#set + 1] = 0
+        end
       end
     end
   end
-  local answer = total + c.add
+  local answer = total + add
   if write then
-    for b = c.head + 1, cur - 1 do -- buckets skipped hold nothing (their slots held buckets now gone)
-      set[#set + 1] = slot(c, b)
-      set[#set + 1] = 0
-    end
-    set[#set + 1] = slot(c, cur)
-    set[#set + 1] = format('%d', current + c.add)
-    set[#set + 1] = c.id
-    set[#set + 1] = format('%d %d %d', cur, c.floor, answer)
+    set[#set + 1] = id .. '|' .. (cur % ring)
+    set[#set + 1] = current + add
+    set[#set + 1] = id
+    set[#set + 1] = cur .. ' ' .. fl .. ' ' .. answer
   end
   return answer
 end
 
--- One distinct check on its ZSET.
-local function distinctCheck(c, key, set)
-  local since = now - c.window
-  local newBucket = not c.trimmed or c.cur > c.trimmed
+-- One distinct check on its ZSET; `trimmed` is the bucket number of its last trim.
+local function distinctCheck(key, id, cur, window, bucket, member, trimmed, set)
+  local since = now - window
   if not write then
     local live = redis.call('ZCOUNT', key, '(' .. since, '+inf')
-    if c.member then
-      local seen = redis.call('ZSCORE', key, c.member)
+    if member then
+      local seen = redis.call('ZSCORE', key, member)
       if not seen or tonumber(seen) <= since then live = live + 1 end
     end
     if live > cap then live = cap end
     return live
   end
   local added = 0
-  if c.member then added = redis.call('ZADD', key, now, c.member) end
+  if member then added = redis.call('ZADD', key, 'GT', now, member) end
   local live = redis.call('ZCOUNT', key, '(' .. since, '+inf')
   if added == 1 and live > cap then
     redis.call('ZREMRANGEBYRANK', key, 0, -(cap + 1)) -- keep the cap members seen last
   end
+  local newBucket = not trimmed or cur > tonumber(trimmed)
   if newBucket then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', since)
-    set[#set + 1] = c.id
-    set[#set + 1] = c.cur
+    set[#set + 1] = id
+    set[#set + 1] = cur
   end
   if newBucket or (added == 1 and live == 1) then
     -- covers every member written until the next trim (at most one bucket away)
-    redis.call('PEXPIRE', key, c.window + 2 * c.bucket)
+    redis.call('PEXPIRE', key, window + 2 * bucket)
   end
   if live > cap then live = cap end
   return live
 end
 
--- One group: the checks on one dimension value. Returns the next ARGV and KEYS positions.
+-- One group (the checks on one dimension value), starting at ARGV[a] and KEYS[keyAt]: reads the
+-- states of its checks and the current slots with one HMGET, answers, writes with one HSET.
+-- Returns the next ARGV and KEYS positions.
 local function runGroup(a, keyAt, answered, out, marks)
   local hash = KEYS[keyAt]
-  keyAt = keyAt + 1
   local k, span = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  a = a + 2
-  local checks = {}
-  for _ = 1, k do
-    local id, bucket, n, value = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3]
-    a = a + 4
-    local c = {id = id, bucket = bucket, n = n, cur = floor(now / bucket), kind = byte(value, 1), window = bucket * n}
-    if c.kind == COUNT then
-      c.add = 1
-    elseif c.kind == SUM then
-      c.add = tonumber(sub(value, 2))
-    else
-      c.kind = DISTINCT
-      c.key = KEYS[keyAt]
-      keyAt = keyAt + 1
-      if #value > 1 then c.member = sub(value, 2) end
-    end
-    c.out = #out + 1
-    out[c.out] = false
-    local prior = answered and answered[id]
-    if prior then
-      out[c.out] = prior
-    else
-      checks[#checks + 1] = c
+  local first, last = a + 2, a + 2 + 4 * (k - 1)
+  local fields, asked = {'|exp'}, 0
+  for p = first, last, 4 do
+    local id = ARGV[p]
+    if not (answered and answered[id]) then
+      asked = asked + 1
+      fields[#fields + 1] = id
+      if byte(ARGV[p + 3], 1) ~= DISTINCT then
+        fields[#fields + 1] = id .. '|' .. (floor(now / ARGV[p + 1]) % (ARGV[p + 2] + 1))
+      end
     end
   end
-  if #checks == 0 then return a, keyAt end
-
-  -- the states of this group's checks, their current slots and the TTL deadline, in one read
-  local fields = {'|exp'}
-  for _, c in ipairs(checks) do
-    fields[#fields + 1] = c.id
-    if c.kind ~= DISTINCT then fields[#fields + 1] = slot(c, c.cur) end
-  end
-  local values = redis.call('HMGET', hash, unpack(fields))
-  local exp = tonumber(values[1]) or 0
-  local slots, reads = {}, {}
-  local j = 2
-  for _, c in ipairs(checks) do
-    if c.kind == DISTINCT then
-      c.trimmed = tonumber(values[j])
-      j = j + 1
-    else
-      slots[fields[j + 1]] = values[j + 1]
-      ringState(c, values[j], reads)
-      j = j + 2
+  local values = asked > 0 and redis.call('HMGET', hash, unpack(fields)) or nil
+  local j, set, distinctKey = 2, {}, keyAt + 1
+  for p = first, last, 4 do
+    local id, bucket, n, value = ARGV[p], tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), ARGV[p + 3]
+    local kind = byte(value, 1)
+    local key
+    if kind == DISTINCT then
+      key = KEYS[distinctKey]
+      distinctKey = distinctKey + 1
     end
-  end
-  if #reads > 0 then
-    local more = redis.call('HMGET', hash, unpack(reads))
-    for i, f in ipairs(reads) do slots[f] = more[i] end
-  end
-
-  local set = {}
-  for _, c in ipairs(checks) do
-    local answer
-    if c.kind ~= DISTINCT then
-      answer = ringCheck(c, slots, set)
-    else
-      answer = distinctCheck(c, c.key, set)
+    local answer = answered and answered[id]
+    if not answer then
+      local cur = floor(now / bucket)
+      if kind == DISTINCT then
+        local member = #value > 1 and sub(value, 2) or nil
+        answer = distinctCheck(key, id, cur, bucket * n, bucket, member, values[j], set)
+        j = j + 1
+      else
+        answer = ringCheck(hash, id, cur, n, kind == 99 and 1 or tonumber(sub(value, 2)), values[j], values[j + 1], set)
+        j = j + 2
+      end
+      if write then marks[#marks + 1] = id .. '=' .. answer .. '\n' end
     end
-    out[c.out] = answer
-    if write then
-      marks[#marks + 1] = c.id .. '=' .. format('%d', answer) .. '\n'
-    end
+    out[#out + 1] = answer
   end
 
   if write and #set > 0 then
-    local need = now + span
-    local extend = exp < need
-    if extend then
-      -- one bucket's slack so a busy hash pays the PEXPIRE about once per bucket; never shortened
-      exp = need + floor(span / 10)
+    local exp = tonumber(values[1]) or 0
+    if exp < now + span then
+      -- a tenth of the span as slack, so a busy hash pays the PEXPIRE about once per bucket
+      exp = now + span + floor(span / 10)
       set[#set + 1] = '|exp'
       set[#set + 1] = exp
+      redis.call('HSET', hash, unpack(set))
+      redis.call('PEXPIRE', hash, exp - now)
+    else
+      redis.call('HSET', hash, unpack(set))
     end
-    redis.call('HSET', hash, unpack(set))
-    if extend then redis.call('PEXPIRE', hash, exp - now) end
   end
-  return a, keyAt
+  return last + 4, distinctKey
 end
 
 local function main()

@@ -42,6 +42,9 @@ public final class VelocityCostBenchmark {
     static final int TRANSACTIONS = Integer.getInteger("bench.cost.transactions", 100_000);
     static final int CARDS = Integer.getInteger("bench.cost.cards", 10_000);
     static final int IN_FLIGHT = 32;
+    /** The hot phase: cards sharing the traffic, and a distinct cap their merchants exceed. */
+    static final int HOT_CARDS = Integer.getInteger("bench.cost.hot-cards", 200);
+    static final int HOT_CAP = Integer.getInteger("bench.cost.hot-cap", 50);
     /** Aligned start of the simulated clock. */
     static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 86_400_000L);
 
@@ -52,24 +55,39 @@ public final class VelocityCostBenchmark {
             Vertx vertx = Vertx.vertx();
             Redis client = Redis.createClient(vertx, new RedisOptions().setConnectionString(redis.uri())
                     .setMaxPoolSize(8).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
-            VelocityScriptClient velocity = new VelocityScriptClient(vertx, client, false, 10);
+            VelocityScriptClient velocity = client(vertx, client, 1000);
 
             long oneHour = 3_600_000L;
             // 10 checks (CARD_AUTH v2)
-            double[] ten = phase(redis, velocity, TRANSACTIONS, i -> cardAuthV2(i), oneHour);
+            double[] ten = phase(redis, velocity, vertx, false, TRANSACTIONS, i -> cardAuthV2(i, CARDS), oneHour);
             String memory = String.valueOf(redis.command("INFO", "memory"));
             long used = Long.parseLong(find(memory, "used_memory:(\\d+)"));
             Object keys = redis.command("DBSIZE");
             redis.flushAll();
             // 3 checks on the card
-            double[] three = phase(redis, velocity, 30_000, i -> threeChecks(i), oneHour);
+            double[] three = phase(redis, velocity, vertx, false, 30_000, i -> threeChecks(i), oneHour);
+            redis.flushAll();
+            // hot cards at steady state: HOT_CARDS cards share the traffic, so every window is full
+            // (~40 events per card per 5 minutes) and the merchants check sits at its cap; calls
+            // written one by one (from a plain thread), then batched per event-loop turn (as the engine does)
+            VelocityScriptClient capped = client(vertx, client, HOT_CAP);
+            phase(redis, capped, vertx, false, TRANSACTIONS / 2, i -> cardAuthV2(1_000_000 + i, HOT_CARDS), T0, oneHour);
+            double[] hot = phase(redis, capped, vertx, false, TRANSACTIONS / 2, i -> cardAuthV2(2_000_000 + i, HOT_CARDS),
+                    T0 + oneHour, oneHour);
+            double[] hotBatched = phase(redis, capped, vertx, true, TRANSACTIONS / 2,
+                    i -> cardAuthV2(3_000_000 + i, HOT_CARDS), T0 + 2 * oneHour, oneHour);
+            long hotUsed = Long.parseLong(find(String.valueOf(redis.command("INFO", "memory")), "used_memory:(\\d+)"));
+            long hotKeys = (Long) redis.command("DBSIZE");
 
-            // label | 10 checks: wall µs, CPU µs, commands per call | 3 checks: same | memory, keys | seconds | load
+            // label | 10 checks: wall µs, CPU µs, commands per call | 3 checks: same | memory, keys
+            // | hot: CPU µs unbatched / batched, commands per call, memory per hot card | seconds | load
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.1f µs | %.1f µs | %.1f | %.1f µs | %.1f µs | %.1f | %.1f MiB | %s | %.0f / %.0f s | %s |%n",
-                    label, ten[0], ten[2], ten[3], three[0], three[2], three[3], used / 1048576.0, keys, ten[1], three[1],
-                    loadAverage()));
+                    "| %s | %.1f µs | %.1f µs | %.1f | %.1f µs | %.1f µs | %.1f | %.1f MiB | %s | %.1f / %.1f µs | %.1f | %.0f KiB | %.0f / %.0f s | %s |%n",
+                    label, ten[0], ten[2], ten[3], three[0], three[2], three[3], used / 1048576.0, keys,
+                    hot[2], hotBatched[2], hot[3], hotUsed / 1024.0 / HOT_CARDS,
+                    ten[1], three[1], loadAverage()));
             velocity.close();
+            capped.close();
             client.close();
             vertx.close().toCompletionStage().toCompletableFuture().get();
         }
@@ -81,36 +99,66 @@ public final class VelocityCostBenchmark {
         System.exit(0);
     }
 
+    /**
+     * The script client of whatever build is first on the class path: this one takes (vertx, redis,
+     * cluster, buckets, cap); the builds before running windows took a call timeout before buckets.
+     */
+    static VelocityScriptClient client(Vertx vertx, Redis redis, int cap) throws Exception {
+        for (var c : VelocityScriptClient.class.getConstructors()) {
+            Class<?>[] p = c.getParameterTypes();
+            if (p.length == 5 && p[3] == int.class) {
+                return (VelocityScriptClient) c.newInstance(vertx, redis, false, 10, cap);
+            }
+            if (p.length == 6) {
+                return (VelocityScriptClient) c.newInstance(vertx, redis, false, 30_000L, 10, cap);
+            }
+        }
+        throw new IllegalStateException("no known VelocityScriptClient constructor");
+    }
+
     /** Runs {@code n} transactions ({@link #IN_FLIGHT} in flight); answers [µs per script call, wall seconds]. */
-    static double[] phase(RedisServer redis, VelocityScriptClient velocity, int n, LongFunction<VelocityRequest> tx, long span)
-            throws Exception {
+    static double[] phase(RedisServer redis, VelocityScriptClient velocity, Vertx vertx, boolean batched, int n,
+                          LongFunction<VelocityRequest> tx, long span) throws Exception {
+        return phase(redis, velocity, vertx, batched, n, tx, T0, span);
+    }
+
+    /** Simulated time runs from {@code start} over {@code span}. */
+    static double[] phase(RedisServer redis, VelocityScriptClient velocity, Vertx vertx, boolean batched, int n,
+                          LongFunction<VelocityRequest> tx, long start, long span) throws Exception {
+        io.vertx.core.Context loop = vertx.getOrCreateContext();
         // warm-up outside the measurement: script cache, JIT
         for (int i = 0; i < 200; i++) {
-            velocity.run(tx.apply(-1 - i), T0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            velocity.run(tx.apply(-1 - i), start).toCompletableFuture().get(30, TimeUnit.SECONDS);
         }
         redis.command("CONFIG", "RESETSTAT");
         double cpuBefore = mainThreadCpu(redis);
         Semaphore slots = new Semaphore(IN_FLIGHT);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long start = System.nanoTime();
+        long began = System.nanoTime();
         for (int i = 0; i < n; i++) {
             slots.acquire();
             if (failure.get() != null) {
                 throw new IllegalStateException("velocity call failed", failure.get());
             }
-            long now = T0 + span * i / n;
-            velocity.run(tx.apply(i), now).whenComplete((v, e) -> {
+            long now = start + span * i / n;
+            VelocityRequest request = tx.apply(i);
+            Runnable call = () -> velocity.run(request, now).whenComplete((v, e) -> {
                 if (e != null) {
                     failure.compareAndSet(null, e);
                 }
                 slots.release();
             });
+            if (batched) {
+                loop.runOnContext(v -> call.run());
+            } else {
+                call.run();
+            }
         }
         slots.acquire(IN_FLIGHT);
         if (failure.get() != null) {
             throw new IllegalStateException("velocity call failed", failure.get());
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        double seconds = (System.nanoTime() - began) / 1e9;
         double cpu = mainThreadCpu(redis) - cpuBefore;
         String stats = String.valueOf(redis.command("INFO", "commandstats"));
         Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+),usec=(\\d+)").matcher(stats);
@@ -143,14 +191,14 @@ public final class VelocityCostBenchmark {
     }
 
     /** Deterministic per transaction number, so every build sees the same traffic. */
-    static VelocityRequest cardAuthV2(long i) {
+    static VelocityRequest cardAuthV2(long i, int cards) {
         SplittableRandom r = new SplittableRandom(i * 0x9E3779B97F4A7C15L + 17);
-        int c = r.nextInt(CARDS);
+        int c = r.nextInt(cards);
         String card = "card-" + c;
-        String device = "dev-" + (c % (CARDS * 7 / 10 + 1));
-        String ip = "ip-" + r.nextInt(Math.max(1, CARDS * 3 / 10));
-        String email = "e-" + (c % (CARDS * 9 / 10 + 1)) + "@example.com";
-        String merchant = "m-" + r.nextInt(200);
+        String device = "dev-" + (c % (cards * 7 / 10 + 1));
+        String ip = "ip-" + r.nextInt(Math.max(1, cards * 3 / 10));
+        String email = "e-" + (c % (cards * 9 / 10 + 1)) + "@example.com";
+        String merchant = "m-" + r.nextInt(cards == CARDS ? 200 : 2000);
         double amount = 1 + r.nextInt(50_000) / 100.0;
         String rs = "CARD_AUTH";
         return new VelocityRequest("tx-" + i, List.of(

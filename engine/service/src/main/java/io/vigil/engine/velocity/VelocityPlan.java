@@ -93,7 +93,7 @@ final class VelocityPlan {
                 byHash.put(hashKey, group);
                 groups[count++] = group;
             }
-            String id = VelocityKeys.checkId(c);
+            String id = VelocityKeys.wireId(c);
             int first = group.indexOf(id);
             if (first >= 0) {
                 if (sameAs == null) {

@@ -82,8 +82,8 @@ public final class VelocityScriptClient {
      * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
     public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap) {
-        if (bucketsPerWindow < 10) {
-            throw new IllegalArgumentException("vigil.velocity.buckets-per-window must be at least 10, got " + bucketsPerWindow);
+        if (bucketsPerWindow < 10 || bucketsPerWindow > 1000) {
+            throw new IllegalArgumentException("vigil.velocity.buckets-per-window must be 10..1000, got " + bucketsPerWindow);
         }
         if (distinctCap < 1) {
             throw new IllegalArgumentException("vigil.velocity.distinct-cap must be at least 1, got " + distinctCap);
@@ -101,12 +101,12 @@ public final class VelocityScriptClient {
      * the default 10 this is 10).
      */
     public int bucketsIn(long windowMillis) {
-        for (int n = bucketsPerWindow; n < windowMillis; n++) {
+        for (int n = bucketsPerWindow; n <= 1023 && n < windowMillis; n++) {
             if (windowMillis % n == 0) {
                 return n;
             }
         }
-        return (int) Math.max(1, windowMillis);
+        return 1000; // not reached: windows are whole seconds, and 1000 divides every one
     }
 
     /** Bucket length of a window (ms). */
@@ -157,7 +157,7 @@ public final class VelocityScriptClient {
 
     /**
      * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode markerTtl cap}, then per
-     * group: checks, span; per check: id, bucket ms, buckets, value (velocity.lua's header).
+     * group: checks, span; per check: short id, bucket ms * 1024 + buckets, value (velocity.lua's header).
      */
     private Request encode(VelocityPlan plan, int call, long now, Command command, String scriptOrSha) {
         VelocityRequest request = plan.request();
@@ -195,7 +195,7 @@ public final class VelocityScriptClient {
                 VelocityCheck c = checks.get(group.checks[k]);
                 long window = c.windowSeconds() * 1000L;
                 int n = bucketsIn(window);
-                r.arg(group.ids[k]).arg(window / n).arg(n);
+                r.arg(group.ids[k]).arg((window / n) * 1024 + n);
                 switch (c.aggregate()) {
                     case COUNT -> r.arg("c");
                     case SUM -> r.arg("s" + scaled(c.sumValue()));

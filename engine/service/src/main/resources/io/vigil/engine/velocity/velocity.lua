@@ -10,9 +10,9 @@
 -- ARGV[3]     marker TTL ms
 -- ARGV[4]     distinct cap: members kept per distinct check
 -- then, per group: number of checks k, TTL span ms (its longest window + bucket); then k times:
---   id        check id "<rule>:<window>s:<aggregate>": the hash field of its state, marker field
---   bucket    bucket length ms (the window is n buckets exactly)
---   n         buckets in the window
+--   id        the check's short id: 8 characters of the SHA-256 of "<rule>:<window>s:<aggregate>"
+--             (VelocityKeys.wireId): its fields in the hash, its line in the marker
+--   spec      bucket ms * 1024 + n, n the buckets in the window (the window is n buckets exactly)
 --   value     "c" count; "s<amount x 10^4, integer>" sum; "d<member>" or "d" (no member) distinct
 --
 -- count/sum, in the group's HASH:
@@ -21,9 +21,9 @@
 --   <id>|<r>   ring slot r = bucket number mod (n + 1): the count or sum of that bucket
 --   A query counts buckets cur-n..cur (cur = floor(now / bucket)): every event younger than the
 --   window, none older than window + one bucket. Moving the head subtracts the slots that leave.
--- distinct, in its own ZSET scored by last-seen ms; the HASH field <id> holds the bucket number of
---   the last trim (stale members removed and TTL moved once per bucket, not per call). A member counts
---   while last seen > now - window; at most `cap` members are kept (the oldest go first).
+-- distinct, in its own ZSET scored by last-seen ms; the HASH field <id> holds "<bucket of the last
+--   trim> <members kept>" (stale members removed and TTL moved once per bucket, not per call). At most
+--   `cap` members are kept (the oldest go first).
 -- |exp        the deadline (engine ms) the HASH's TTL was set to: PEXPIRE about once per bucket.
 -- Returns one integer per check (sums x 10^4); a retry answers what it answered then.
 
@@ -89,8 +89,12 @@ local function ringCheck(hash, id, cur, n, add, state, slot, set)
   return answer
 end
 
--- One distinct check on its ZSET; `trimmed` is the bucket number of its last trim.
-local function distinctCheck(key, id, cur, window, bucket, member, trimmed, set)
+-- One distinct check on its ZSET. `state` is "<bucket of the last trim> <members kept>": members
+-- are counted as they are added and removed, so a call costs one ZADD; stale members leave at the
+-- first call of each bucket (ZREMRANGEBYSCORE), so the answer counts members seen within the window
+-- plus at most one bucket (the count/sum bound). Read-only calls count exactly (ZCOUNT).
+local function distinctCheck(key, id, cur, n, bucket, member, state, set)
+  local window = bucket * n
   local since = now - window
   if not write then
     local live = redis.call('ZCOUNT', key, '(' .. since, '+inf')
@@ -101,24 +105,36 @@ local function distinctCheck(key, id, cur, window, bucket, member, trimmed, set)
     if live > cap then live = cap end
     return live
   end
-  local added = 0
-  if member then added = redis.call('ZADD', key, 'GT', now, member) end
-  local live = redis.call('ZCOUNT', key, '(' .. since, '+inf')
-  if added == 1 and live > cap then
-    redis.call('ZREMRANGEBYRANK', key, 0, -(cap + 1)) -- keep the cap members seen last
+  local trimmed, size
+  if state then
+    trimmed, size = match(state, '^(%-?%d+) (%d+)$')
+    trimmed, size = tonumber(trimmed), tonumber(size)
   end
-  local newBucket = not trimmed or cur > tonumber(trimmed)
-  if newBucket then
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', since)
+  local changed = false
+  if not trimmed or cur > trimmed then
+    if not trimmed or cur - trimmed > n then
+      size = 0 -- idle for a whole window: whatever is left (if anything) has left the window
+    end
+    size = size - redis.call('ZREMRANGEBYSCORE', key, '-inf', since)
+    if size < 0 then size = 0 end
+    trimmed, changed = cur, true
+  end
+  if member and redis.call('ZADD', key, 'GT', now, member) == 1 then
+    size, changed = size + 1, true
+    if size > cap then
+      size = size - redis.call('ZREMRANGEBYRANK', key, 0, -(cap + 1)) -- keep the cap members seen last
+    end
+    if size == 1 or trimmed == cur then
+      -- covers every member written until the next trim (at most one bucket away)
+      redis.call('PEXPIRE', key, window + 2 * bucket)
+    end
+  end
+  if changed then
     set[#set + 1] = id
-    set[#set + 1] = cur
+    set[#set + 1] = trimmed .. ' ' .. size
   end
-  if newBucket or (added == 1 and live == 1) then
-    -- covers every member written until the next trim (at most one bucket away)
-    redis.call('PEXPIRE', key, window + 2 * bucket)
-  end
-  if live > cap then live = cap end
-  return live
+  if size > cap then return cap end
+  return size
 end
 
 -- One group (the checks on one dimension value), starting at ARGV[a] and KEYS[keyAt]: reads the
@@ -127,22 +143,26 @@ end
 local function runGroup(a, keyAt, answered, out, marks)
   local hash = KEYS[keyAt]
   local k, span = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  local first, last = a + 2, a + 2 + 4 * (k - 1)
+  local first, last = a + 2, a + 2 + 3 * (k - 1)
   local fields, asked = {'|exp'}, 0
-  for p = first, last, 4 do
+  for p = first, last, 3 do
     local id = ARGV[p]
     if not (answered and answered[id]) then
       asked = asked + 1
       fields[#fields + 1] = id
-      if byte(ARGV[p + 3], 1) ~= DISTINCT then
-        fields[#fields + 1] = id .. '|' .. (floor(now / ARGV[p + 1]) % (ARGV[p + 2] + 1))
+      if byte(ARGV[p + 2], 1) ~= DISTINCT then
+        local spec = tonumber(ARGV[p + 1])
+        local n = spec % 1024
+        fields[#fields + 1] = id .. '|' .. (floor(now / ((spec - n) / 1024)) % (n + 1))
       end
     end
   end
   local values = asked > 0 and redis.call('HMGET', hash, unpack(fields)) or nil
   local j, set, distinctKey = 2, {}, keyAt + 1
-  for p = first, last, 4 do
-    local id, bucket, n, value = ARGV[p], tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), ARGV[p + 3]
+  for p = first, last, 3 do
+    local id, spec, value = ARGV[p], tonumber(ARGV[p + 1]), ARGV[p + 2]
+    local n = spec % 1024
+    local bucket = (spec - n) / 1024
     local kind = byte(value, 1)
     local key
     if kind == DISTINCT then
@@ -154,7 +174,7 @@ local function runGroup(a, keyAt, answered, out, marks)
       local cur = floor(now / bucket)
       if kind == DISTINCT then
         local member = #value > 1 and sub(value, 2) or nil
-        answer = distinctCheck(key, id, cur, bucket * n, bucket, member, values[j], set)
+        answer = distinctCheck(key, id, cur, n, bucket, member, values[j], set)
         j = j + 1
       else
         answer = ringCheck(hash, id, cur, n, kind == 99 and 1 or tonumber(sub(value, 2)), values[j], values[j + 1], set)
@@ -178,7 +198,7 @@ local function runGroup(a, keyAt, answered, out, marks)
       redis.call('HSET', hash, unpack(set))
     end
   end
-  return last + 4, distinctKey
+  return last + 3, distinctKey
 end
 
 local function main()

@@ -146,7 +146,7 @@ abstract class VelocityScriptContract {
         // slots only (bounded whatever happened before), with a TTL just past the window
         assertThat(one(T0 + 120_000, c)).isEqualTo(1);
         String key = velocityKey("card-A");
-        String id = VelocityKeys.checkId(c);
+        String id = VelocityKeys.wireId(c);
         assertThat(fields(key).keySet()).allMatch(f -> f.equals(id) || f.startsWith(id + "|") || f.equals("|exp"))
                 .hasSizeLessThanOrEqualTo(11 + 2);
         assertThat(fields(key).get(id)).as("head, floor, total").endsWith(" 1");
@@ -223,7 +223,7 @@ abstract class VelocityScriptContract {
     void distinctMembersBeyondTheCapEvictTheOldestAndTheCountSaturates() {
         client.close();
         client = new VelocityScriptClient(vertx, shared, cluster(), 10, 3);
-        String id = VelocityKeys.checkId(distinct("merchants-1m", "card-P", 60, "a"));
+        String id = VelocityKeys.wireId(distinct("merchants-1m", "card-P", 60, "a"));
         String set = VelocityKeys.distinctKey(VelocityKeys.tag("card_hash", "card-P"), RS, id);
         assertThat(one(T0, distinct("merchants-1m", "card-P", 60, "a"))).isEqualTo(1);
         assertThat(one(T0 + 10_000, distinct("merchants-1m", "card-P", 60, "b"))).isEqualTo(2);
@@ -262,12 +262,12 @@ abstract class VelocityScriptContract {
         VelocityCheck amount = sum("amount-1h", "card-Z", 3600, 2.5);     // 6 min buckets
         String key = velocityKey("card-Z");
         String set = VelocityKeys.distinctKey(VelocityKeys.tag("card_hash", "card-Z"), RS,
-                VelocityKeys.checkId(distinct("merchants-1m", "card-Z", 60, "m")));
+                VelocityKeys.wireId(distinct("merchants-1m", "card-Z", 60, "m")));
         // two hours of a hot card: 7,200 transactions, a new merchant every time
         for (int i = 0; i < 7_200; i++) {
             run(T0 + i * 1_000L, minute, amount, distinct("merchants-1m", "card-Z", 60, "m" + i));
         }
-        // state + 11 slots per count/sum check, the distinct check's trim mark, |exp
+        // state + 11 slots per count/sum check, the distinct check's state, |exp
         assertThat(fields(key)).hasSizeLessThanOrEqualTo(2 * 12 + 1 + 1);
         // members: the cap, at most
         assertThat(members(set)).hasSizeLessThanOrEqualTo(50);
@@ -433,12 +433,15 @@ abstract class VelocityScriptContract {
         String key = "vel:{card_hash:card-K}:CARD_AUTH";
         assertThat(command(key, "TYPE", key)).isEqualTo("hash");
         // the check's state (newest bucket, first bucket of the ring, running total) and its bucket's slot
+        // under the check's short id: 8 characters of the SHA-256 of "card-5m:300s:count"
         long bucket = T0 / 30_000;
-        assertThat(command(key, "HGET", key, "card-5m:300s:count")).isEqualTo(bucket + " " + bucket + " 1");
-        assertThat(command(key, "HGET", key, "card-5m:300s:count|" + (bucket % 11))).isEqualTo("1");
+        String id = VelocityKeys.wireId(c);
+        assertThat(id).hasSize(8).isEqualTo(VelocityKeys.digest("card-5m:300s:count"));
+        assertThat(command(key, "HGET", key, id)).isEqualTo(bucket + " " + bucket + " 1");
+        assertThat(command(key, "HGET", key, id + "|" + (bucket % 11))).isEqualTo("1");
         String marker = "veltx:{card_hash:card-K}:CARD_AUTH:txn-k";
         assertThat(command(marker, "TYPE", marker)).isEqualTo("string");
-        assertThat(command(marker, "GET", marker)).isEqualTo("card-5m:300s:count=1\n");
+        assertThat(command(marker, "GET", marker)).isEqualTo(id + "=1\n");
         long markerTtl = (Long) command(marker, "PTTL", marker);
         assertThat(markerTtl).isPositive().isLessThanOrEqualTo(330_000);
         // a value that would break the hash tag is replaced by its digest, still one key per value

@@ -110,24 +110,25 @@ local function distinctCheck(key, id, cur, n, bucket, member, state, set)
     trimmed, size = match(state, '^(%-?%d+) (%d+)$')
     trimmed, size = tonumber(trimmed), tonumber(size)
   end
-  local changed = false
+  local changed, trimmedNow = false, false
   if not trimmed or cur > trimmed then
     if not trimmed or cur - trimmed > n then
       size = 0 -- idle for a whole window: whatever is left (if anything) has left the window
     end
     size = size - redis.call('ZREMRANGEBYSCORE', key, '-inf', since)
     if size < 0 then size = 0 end
-    trimmed, changed = cur, true
+    trimmed, changed, trimmedNow = cur, true, true
   end
-  if member and redis.call('ZADD', key, 'GT', now, member) == 1 then
+  local added = member and redis.call('ZADD', key, 'GT', now, member) == 1
+  if added then
     size, changed = size + 1, true
     if size > cap then
       size = size - redis.call('ZREMRANGEBYRANK', key, 0, -(cap + 1)) -- keep the cap members seen last
     end
-    if size == 1 or trimmed == cur then
-      -- covers every member written until the next trim (at most one bucket away)
-      redis.call('PEXPIRE', key, window + 2 * bucket)
-    end
+  end
+  if trimmedNow or (added and size == 1) then
+    -- covers every member written until the next trim (at most one bucket away)
+    redis.call('PEXPIRE', key, window + 2 * bucket)
   end
   if changed then
     set[#set + 1] = id

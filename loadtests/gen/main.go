@@ -16,13 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/url"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -43,8 +41,8 @@ type config struct {
 	clkTck    int
 }
 
+// worker holds the counts of a run.
 type worker struct {
-	id      int
 	hist    histogram // latency from the due time
 	wait    histogram // due time -> written (the generator's own queueing)
 	ok      uint64
@@ -54,6 +52,7 @@ type worker struct {
 	modes   map[string]uint64
 	codes   map[string]uint64
 	last    time.Time // time of the last answer
+	inStep  uint64    // answers received before the step's end (the achieved rate)
 }
 
 type result struct {
@@ -145,81 +144,44 @@ func fatalf(f string, a ...any) {
 }
 
 func run(c config, pool []template, watch map[string]int) (*result, error) {
-	host := c.target.Host
-	path := c.target.RequestURI()
-	head := requestHead(path, host)
+	addr, err := resolve(c.target.Host)
+	if err != nil {
+		return nil, err
+	}
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(epfd)
 	s := newSchedule(c.rate, c.duration)
-
-	conns := make([]net.Conn, c.conns)
-	for i := range conns {
-		conn, err := net.Dial("tcp", host)
+	w := &worker{modes: map[string]uint64{}, codes: map[string]uint64{}}
+	l := &loop{c: c, s: s, epfd: epfd, pool: pool, head: requestHead(c.target.RequestURI(), c.target.Host),
+		rng: rand.New(rand.NewPCG(c.seed, 1)), prefix: []byte("txn-" + c.tag + "-"),
+		recent: make([][]byte, 64), parser: bufio.NewReaderSize(nil, 16<<10), w: w, addr: addr}
+	for i := 0; i < c.conns; i++ {
+		cn, err := l.open()
 		if err != nil {
-			return nil, fmt.Errorf("connecting to %s: %w", host, err)
+			return nil, fmt.Errorf("connecting to %s: %w", c.target.Host, err)
 		}
-		conns[i] = conn
+		l.conns = append(l.conns, cn)
+		l.idle = append(l.idle, cn)
 	}
-	workers := make([]*worker, c.conns)
-	buffer := s.total
-	if buffer > 1<<20 {
-		buffer = 1 << 20
-	}
-	tickets := make(chan int64, buffer)
-	var wg sync.WaitGroup
 
 	cpu0 := selfCPU()
 	procs0 := readCPU(watch)
-	t0 := time.Now()
-	for i := range workers {
-		w := &worker{id: i, modes: map[string]uint64{}, codes: map[string]uint64{}}
-		workers[i] = w
-		wg.Add(1)
-		go func(conn net.Conn) {
-			defer wg.Done()
-			w.loop(c, conn, pool, head, t0, s, tickets)
-		}(conns[i])
-	}
-	// The dispatcher: hand out every request as it falls due, then sleep until the next one.
-	for next := int64(0); next < s.total; {
-		elapsed := time.Since(t0)
-		for due := s.dueBy(elapsed); next < due; next++ {
-			tickets <- next
-		}
-		if next < s.total {
-			if d := s.at(next) - time.Since(t0); d > 0 {
-				time.Sleep(d)
-			}
-		}
-	}
-	close(tickets)
-	wg.Wait()
+	l.t0 = time.Now()
+	l.run()
 	cpu1 := selfCPU()
 
-	var all, wait histogram
 	res := &result{Tag: c.tag, RateOffered: c.rate, DurationS: c.duration.Seconds(), Scheduled: s.total,
-		Modes: map[string]uint64{}, Codes: map[string]uint64{}, Conns: c.conns}
-	var last time.Time
-	for _, w := range workers {
-		all.merge(&w.hist)
-		wait.merge(&w.wait)
-		res.Answered += w.ok
-		res.Non200 += w.non200
-		res.TransportErrors += w.errors
-		res.Retries += w.retries
-		for k, v := range w.modes {
-			res.Modes[k] += v
-		}
-		for k, v := range w.codes {
-			res.Codes[k] += v
-		}
-		if w.last.After(last) {
-			last = w.last
-		}
-	}
-	if span := last.Sub(t0).Seconds(); span > 0 {
-		res.AchievedRate = round(float64(res.Answered)/span, 1)
-	}
-	res.LatencyMs = summary(&all)
-	res.SendWaitMs = summary(&wait)
+		Modes: w.modes, Codes: w.codes, Conns: c.conns, Answered: w.ok, Non200: w.non200,
+		TransportErrors: w.errors, Retries: w.retries}
+	// Achieved: answers received while the step was sending, per second. A server that keeps up
+	// reaches the offered rate less the last few requests in flight; one that falls behind shows its
+	// own rate, not the backlog it clears after the step.
+	res.AchievedRate = round(float64(w.inStep)/c.duration.Seconds(), 1)
+	res.LatencyMs = summary(&w.hist)
+	res.SendWaitMs = summary(&w.wait)
 	res.GeneratorCPUUs = float64(cpu1 - cpu0)
 	if sent := res.Answered + res.Non200 + res.TransportErrors; sent > 0 {
 		res.GeneratorUsReq = round(res.GeneratorCPUUs/float64(sent), 2)
@@ -228,7 +190,7 @@ func run(c config, pool []template, watch map[string]int) (*result, error) {
 		time.Sleep(c.settle)
 	}
 	procs1 := readCPU(watch)
-	res.WindowS = round(time.Since(t0).Seconds(), 3)
+	res.WindowS = round(time.Since(l.t0).Seconds(), 3)
 	res.ProcessCPUUs = map[string]float64{}
 	for name, a := range procs0 {
 		if b, ok := procs1[name]; ok && b >= a {
@@ -253,79 +215,6 @@ func round(v float64, nd int) float64 {
 		p *= 10
 	}
 	return float64(int64(v*p+0.5)) / p
-}
-
-func (w *worker) loop(c config, conn net.Conn, pool []template, head string, t0 time.Time, s schedule, tickets <-chan int64) {
-	rng := rand.New(rand.NewPCG(c.seed, uint64(w.id)+1))
-	r := bufio.NewReaderSize(conn, 16<<10)
-	var req, resp, id []byte
-	const ring = 64
-	recent := make([][]byte, ring)
-	nRecent := 0
-	prefix := "txn-" + c.tag + "-" + strconv.FormatInt(int64(w.id), 36) + "-"
-	seq := int64(0)
-	for i := range tickets {
-		due := t0.Add(s.at(i))
-		// A retry resends a recent request byte for byte (same transaction_id and body).
-		if nRecent > 0 && rng.Float64() < c.retryRate {
-			req = append(req[:0], recent[rng.IntN(min(nRecent, ring))]...)
-			w.retries++
-		} else {
-			t := &pool[rng.IntN(len(pool))]
-			id = strconv.AppendInt(append(id[:0], prefix...), seq, 36)
-			seq++
-			now := time.Now()
-			req = appendRequest(req[:0], head, t, id, now)
-			slot := nRecent % ring
-			recent[slot] = append(recent[slot][:0], req...)
-			nRecent++
-		}
-		if conn == nil {
-			var err error
-			if conn, err = net.Dial("tcp", c.target.Host); err != nil {
-				w.errors++
-				conn = nil
-				continue
-			}
-			r.Reset(conn)
-		}
-		start := time.Now()
-		w.wait.record(uint64(start.Sub(due).Microseconds()))
-		conn.SetDeadline(start.Add(c.timeout))
-		status, body, closing, err := 0, []byte(nil), false, error(nil)
-		if _, err = conn.Write(req); err == nil {
-			status, body, closing, err = readResponse(r, resp)
-		}
-		end := time.Now()
-		if err != nil {
-			w.errors++
-			conn.Close()
-			conn = nil
-			continue
-		}
-		if cap(body) > cap(resp) {
-			resp = body[:0]
-		}
-		w.last = end
-		w.hist.record(uint64(end.Sub(due).Microseconds()))
-		if status != 200 {
-			w.non200++
-		} else {
-			w.ok++
-			mode, code := classify(body)
-			w.modes[string(mode)]++
-			if len(code) > 0 {
-				w.codes[string(mode)+"/"+string(code)]++
-			}
-		}
-		if closing {
-			conn.Close()
-			conn = nil
-		}
-	}
-	if conn != nil {
-		conn.Close()
-	}
 }
 
 func parseWatch(s string) (map[string]int, error) {

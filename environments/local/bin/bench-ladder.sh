@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The rate ladder (docs/performance.md, "The rate ladder"): the data plane (Redis, Kafka, the engine
 # with durability on, the relay) started with the local environment's functions as `make run` does,
-# then an open-loop constant-rate generator (loadtests/gen, vigil-load: ~30-60 µs of CPU per request)
+# then an open-loop constant-rate generator (loadtests/gen, vigil-load: one epoll loop, tens of µs of CPU per request)
 # offers 1k, 2k, 4k, 6k, 8k, 10k AUTH/s, one step at a time. Per step: achieved rate, p50/p99/p99.9,
 # NORMAL share and non-NORMAL answers by engine_error_code, CPU µs per decision of the engine, Redis,
 # relay, Kafka and the generator (/proc/<pid>/stat), Redis usec_per_call by command (CONFIG RESETSTAT

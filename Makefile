@@ -36,16 +36,22 @@ stop: ## Stop exactly what `make run` started
 logs: ## Show the logs of what `make run` started
 	@$(LOCAL)/logs.sh
 
-bench: ## Run the benchmarks: JMH, then the load benchmark (BENCH_PROFILE=quick|full; docs/performance.md)
+bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), then the rate ladder (BENCH_PROFILE=quick|full; docs/performance.md)
 	@$(LOCAL)/bench.sh
 	@$(LOCAL)/loadtest.sh
+	@$(LOCAL)/bench-ladder.sh
 
-.PHONY: loadtest loadtest-check
+.PHONY: loadtest loadtest-check bench-ladder
+bench-ladder: ## Rate ladder 1k-10k AUTH/s, open loop (vigil-load): latency, NORMAL share, CPU µs per decision per process, Redis usec_per_call; HTML report (BENCH_PROFILE=quick|full)
+	@$(LOCAL)/bench-ladder.sh
+
 loadtest: ## Load benchmark only: data plane + k6 (BENCH_PROFILE=quick|full); report in loadtests/results/
 	@$(LOCAL)/loadtest.sh
 
-loadtest-check: ## Check the k6 traffic generator (Node tests) and that every k6 scenario parses
+loadtest-check: ## Check the load generators: k6 traffic (Node tests), vigil-load (Go tests), the ladder report (Python tests), every k6 scenario parses
 	node --test loadtests/test/
+	cd loadtests/gen && GOFLAGS=-buildvcs=false go test ./...
+	python3 -m unittest discover -s loadtests/bench
 	@for f in loadtests/k6/*.js; do "$$($(LOCAL)/tools.sh path k6)" inspect "$$f" >/dev/null || exit 1; done; echo "k6 scenarios parse"
 
 clean: ## Remove build output and local state

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The rate ladder (docs/performance.md, "The rate ladder"): the data plane (Redis, Kafka, the engine
+# with durability on, the relay) started with the local environment's functions as `make run` does,
+# then an open-loop constant-rate generator (loadtests/gen, vigil-load: one epoll loop, tens of µs of CPU per request)
+# offers 1k, 2k, 4k, 6k, 8k, 10k AUTH/s, one step at a time. Per step: achieved rate, p50/p99/p99.9,
+# NORMAL share and non-NORMAL answers by engine_error_code, CPU µs per decision of the engine, Redis,
+# relay, Kafka and the generator (/proc/<pid>/stat), Redis usec_per_call by command (CONFIG RESETSTAT
+# before each step), events the relay published to Kafka. Writes loadtests/results/<stamp>-ladder-<profile>/:
+# summary.json, summary.md, index.html (latency and NORMAL share against offered rate), step-<rate>.json.
+#
+#   environments/local/bin/bench-ladder.sh                      # full: 20 s per step, 30 s warm-up (~3 min)
+#   BENCH_PROFILE=quick environments/local/bin/bench-ladder.sh  # 6 s per step, 10 s warm-up (~1 min)
+# Settings: BENCH_LADDER_STEPS (1000,2000,4000,6000,8000,10000), BENCH_LADDER_STEP, BENCH_LADDER_GAP (settle
+# after each step, counted in the CPU window), BENCH_LADDER_WARM, BENCH_LADDER_CONNS (128), BENCH_POOL (bodies,
+# 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
+# listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS.
+# What this script started is stopped at the end; Redis, Kafka or a relay already running are used and left.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT=$(pwd)
+JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
+export JAVA_HOME
+BIN=environments/local/bin
+
+PROFILE=${BENCH_PROFILE:-full}
+case "$PROFILE" in
+  quick) STEP=${BENCH_LADDER_STEP:-6s}; WARM=${BENCH_LADDER_WARM:-10s}; GAP=${BENCH_LADDER_GAP:-1s} ;;
+  full)  STEP=${BENCH_LADDER_STEP:-20s}; WARM=${BENCH_LADDER_WARM:-30s}; GAP=${BENCH_LADDER_GAP:-2s} ;;
+  *) echo "BENCH_PROFILE must be quick or full, was '$PROFILE'" >&2; exit 2 ;;
+esac
+STEPS=${BENCH_LADDER_STEPS:-1000,2000,4000,6000,8000,10000}
+CONNS=${BENCH_LADDER_CONNS:-128}
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=${BENCH_OUT:-loadtests/results/$STAMP-ladder-$PROFILE}
+ENGINE_READY=http://127.0.0.1:9081/q/health/ready
+mkdir -p "$OUT" .local/logs
+T0=$SECONDS
+log() { printf '==> [ladder %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
+
+for lib in "$BIN"/*-lib.sh; do
+  case "$lib" in *cluster-lib.sh) continue ;; esac
+  # shellcheck disable=SC1090
+  . "$lib"
+done
+has() { declare -F "$1" >/dev/null; }
+listener_pid() {
+  { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true
+}
+
+# ---- the generator: built from loadtests/gen (standard library only) into the tools cache ---------
+GEN_SRC=loadtests/gen
+GEN_KEY=$(cat "$GEN_SRC"/go.mod "$GEN_SRC"/*.go | sha256sum | cut -c1-10)
+GEN="${VIGIL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vigil}/bin/vigil-load-$GEN_KEY/vigil-load"
+if [ ! -x "$GEN" ]; then
+  command -v go >/dev/null || { echo "go is required to build the generator (loadtests/gen)" >&2; exit 1; }
+  log "building the generator ($GEN)"
+  mkdir -p "$(dirname "$GEN")"
+  (cd "$GEN_SRC" && GOFLAGS=-buildvcs=false go build -trimpath -ldflags "-s -w" -o "$GEN.tmp.$$" . && mv "$GEN.tmp.$$" "$GEN")
+fi
+
+# ---- the platform --------------------------------------------------------------------------------
+STARTED=()
+ENGINE_OURS=0
+start_component() { # name port
+  local name=$1 port=$2
+  if [ -n "$(listener_pid "$port")" ]; then
+    log "$name already running on :$port (used, left running)"
+    return 0
+  fi
+  if [ "$name" = relay ] && [ ! -f engine/relay/target/quarkus-app/quarkus-run.jar ]; then
+    log "building the relay (engine/relay, tests skipped)"
+    ./mvnw -B --no-transfer-progress -q -pl engine/relay -am -DskipTests package
+  fi
+  "start_$name" | sed 's/^/    /'
+  STARTED+=("$name")
+}
+cleanup() {
+  [ "$ENGINE_OURS" = 1 ] && { stop_engine >/dev/null 2>&1 || true; }
+  local c
+  for c in "${STARTED[@]}"; do "stop_$c" >/dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+
+log "profile $PROFILE: steps $STEPS/s, $STEP each (+$GAP settle), warm-up $WARM -> $OUT"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+"$BIN/ensure-deps.sh" >/dev/null
+start_component redis 16379
+start_component kafka 19092
+if [ -n "$(listener_pid 8081)" ]; then
+  if [ "${BENCH_REUSE_ENGINE:-0}" = 1 ]; then
+    log "measuring the engine already on :8081 (pid $(listener_pid 8081); BENCH_REUSE_ENGINE=1)"
+  else
+    echo "ERROR: something (pid $(listener_pid 8081)) already listens on :8081; stop it (make stop) or set BENCH_REUSE_ENGINE=1" >&2
+    exit 1
+  fi
+else
+  jar=engine/service/target/quarkus-app/quarkus-run.jar
+  if [ ! -f "$jar" ] || { [ "${BENCH_BUILD:-1}" = 1 ] && [ -n "$(find engine/service/src/main engine/rules/src/main engine/service/pom.xml -newer "$jar" -type f -print -quit)" ]; }; then
+    log "building the engine (engine/service, tests skipped)"
+    ./mvnw -B --no-transfer-progress -q -pl engine/service -am -DskipTests package
+  fi
+  # The bench heap of loadtest.sh: fixed and small, so runs compare.
+  export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}
+  export VIGIL_OUTBOX_ENABLED=true
+  start_engine | sed 's/^/    /'
+  ENGINE_OURS=1
+fi
+for _ in $(seq 1 120); do curl -fsS -o /dev/null "$ENGINE_READY" 2>/dev/null && break; sleep 0.5; done
+start_component relay 9091
+
+{
+  for pair in engine:8081 redis:16379 kafka:19092 relay:9091; do
+    p=$(listener_pid "${pair#*:}")
+    [ -n "$p" ] && echo "${pair%%:*} $p"
+  done
+  true
+} > "$OUT/.pids"
+sed 's/^/    pid /' "$OUT/.pids"
+ENGINE_PID=$(listener_pid 8081)
+ENGINE_OPTS=$(tr '\0' ' ' < "/proc/$ENGINE_PID/cmdline" | sed 's/ -jar .*//; s/^[^ ]*java //')
+
+POOL="$OUT/.pool.txt"
+log "request bodies: ${BENCH_POOL:-100000} from the traffic generator (loadtests/wrk/pool.js)"
+node loadtests/wrk/pool.js "${BENCH_POOL:-100000}" "$POOL" auth | sed 's/^/    /'
+
+log "warm-up: 1,000/s for $WARM"
+"$GEN" -pool "$POOL" -rate 1000 -duration "$WARM" -conns "$CONNS" -tag "$STAMP-warm" | sed 's/^/    /'
+
+python3 loadtests/bench/ladder.py run "$OUT" --gen "$GEN" --pool "$POOL" --pids "$OUT/.pids" \
+  --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP"
+
+python3 - "$OUT/meta.json" "$PROFILE" "$STAMP" "$(git rev-parse --short HEAD)" "$LOAD_BEFORE" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" <<'EOF'
+import json, os, sys
+out, profile, stamp, commit, lb, la, step, conns, opts = sys.argv[1:]
+json.dump({"profile": profile, "stamp": stamp, "commit": commit, "cpus": os.cpu_count(), "loadavg_before": lb,
+           "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip()},
+          open(out, "w"), indent=2)
+EOF
+log "report"
+python3 loadtests/bench/ladder.py report "$OUT"
+log "done in $((SECONDS - T0))s: $OUT/index.html (summary.md, summary.json)"

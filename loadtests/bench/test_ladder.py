@@ -1,0 +1,94 @@
+"""Tests of the rate ladder's report (ladder.py): parsing and per-decision arithmetic, no clock, no network.
+
+  python3 -m unittest discover -s loadtests/bench
+"""
+import json
+import os
+import tempfile
+import unittest
+
+import ladder
+
+COMMANDSTATS = """# Commandstats
+cmdstat_evalsha:calls=2000,usec=744000,usec_per_call=372.00,rejected_calls=0,failed_calls=0
+cmdstat_hgetall:calls=6000,usec=204000,usec_per_call=34.00,rejected_calls=0,failed_calls=0
+cmdstat_xadd:calls=1000,usec=9000,usec_per_call=9.00,rejected_calls=0,failed_calls=0
+"""
+
+
+def step(rate, answered, normal, p99, codes=None, errors=0, achieved=None, published=None, cpu=None):
+    return {"generator": {
+        "rate_offered": rate, "achieved_rate": achieved if achieved is not None else rate, "answered": answered,
+        "non200": errors, "transport_errors": 0,
+        "latency_ms": {"p50": 0.5, "p90": 1.0, "p99": p99, "p999": p99 * 2, "max": p99 * 3},
+        "modes": {"NORMAL": normal, "DEGRADED": answered - normal}, "codes": codes or {},
+        "process_cpu_us": cpu or {}, "generator_cpu_us_per_request": 30.0},
+        "redis_commandstats": ladder.parse_commandstats(COMMANDSTATS), "published": published}
+
+
+class LadderTest(unittest.TestCase):
+    def test_commandstats(self):
+        s = ladder.parse_commandstats(COMMANDSTATS)
+        self.assertEqual(s["evalsha"], {"calls": 2000, "usec": 744000, "usec_per_call": 372.0})
+        self.assertEqual(set(s), {"evalsha", "hgetall", "xadd"})
+        self.assertEqual(ladder.parse_commandstats("# Commandstats\n"), {})
+
+    def test_counter_sums_every_series_and_only_that_name(self):
+        text = ('# TYPE vigil_relay_published_total counter\n'
+                'vigil_relay_published_total{topic="a"} 10.0\n'
+                'vigil_relay_published_total{topic="b"} 5.0\n'
+                'vigil_relay_published_total_other 99\n')
+        self.assertEqual(ladder.parse_counter(text, "vigil_relay_published_total"), 15.0)
+        self.assertIsNone(ladder.parse_counter("", "vigil_relay_published_total"))
+
+    def test_durations(self):
+        self.assertEqual(ladder.parse_duration("20s"), 20)
+        self.assertEqual(ladder.parse_duration("500ms"), 0.5)
+        self.assertEqual(ladder.parse_duration("2m"), 120)
+
+    def test_per_decision_costs(self):
+        cpu = {"engine": 200_000, "redis": 600_000, "relay": 150_000, "kafka": 50_000, "generator": 40_000}
+        row = ladder.analyse_step(step(1000, 1000, 936, 22.0, {"DEGRADED/VELOCITY_UNAVAILABLE": 64},
+                                       published=800, cpu=cpu))
+        self.assertEqual(row["cpu_us_per_decision"],
+                         {"engine": 200.0, "redis": 600.0, "relay": 150.0, "kafka": 50.0, "generator": 40.0})
+        self.assertEqual(row["pipeline_cpu_us_per_decision"], 1000.0)
+        self.assertEqual(row["pipeline_cpu_us_per_durable_decision"], 1250.0)  # 1,000,000 µs / 800 events
+        self.assertEqual(row["normal_share"], 0.936)
+        self.assertEqual(row["redis"]["evalsha"], {"usec_per_call": 372.0, "calls_per_decision": 2.0})
+        self.assertEqual(list(row["redis"])[0], "evalsha")  # the costliest command first
+        self.assertEqual(row["redis_usec_per_decision"], 957.0)
+        self.assertFalse(row["held"])
+
+    def test_highest_held_needs_normal_latency_rate_and_no_errors(self):
+        rows = [ladder.analyse_step(s) for s in (
+            step(1000, 1000, 1000, 1.2),
+            step(2000, 2000, 1999, 4.9),          # 99.95 % NORMAL, p99 4.9: held
+            step(4000, 4000, 4000, 5.1),          # p99 above 5 ms
+            step(6000, 6000, 5990, 2.0),          # 99.83 % NORMAL
+            step(8000, 8000, 8000, 2.0, errors=1),
+            step(10000, 9000, 9000, 2.0, achieved=9000),  # not achieved
+        )]
+        self.assertEqual([r["held"] for r in rows], [True, True, False, False, False, False])
+        self.assertEqual(ladder.highest_held(rows), 2000)
+        self.assertIsNone(ladder.highest_held(rows[2:]))
+
+    def test_report_writes_summary_markdown_and_html(self):
+        with tempfile.TemporaryDirectory() as d:
+            for s in (step(2000, 2000, 1000, 9.0, {"DEGRADED/VELOCITY_UNAVAILABLE": 1000}), step(1000, 1000, 1000, 1.0)):
+                with open(os.path.join(d, f"step-{s['generator']['rate_offered']}.json"), "w") as f:
+                    json.dump(s, f)
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"stamp": "T", "commit": "abc"}, f)
+            s, md = ladder.report(d)
+            self.assertEqual([r["offered"] for r in s["steps"]], [1000, 2000])
+            self.assertEqual(s["highest_held"], 1000)
+            self.assertIn("DEGRADED/VELOCITY_UNAVAILABLE 50.00 %", md)
+            page = open(os.path.join(d, "index.html")).read()
+            self.assertEqual(page.count("<svg"), 3)
+            self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))  # nothing fetched
+            self.assertEqual(json.load(open(os.path.join(d, "summary.json")))["highest_held"], 1000)
+
+
+if __name__ == "__main__":
+    unittest.main()

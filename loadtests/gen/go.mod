@@ -1,0 +1,3 @@
+module vigil.local/loadtests/gen
+
+go 1.22

@@ -17,7 +17,8 @@
 #                        you built it)
 #   BENCH_ENGINE_OPTS=... JVM options of the engines; the default deadline and velocity timeout are long
 #                        so that a busy shared machine does not turn AUTH into DEGRADED answers that skip
-#                        velocity (that would measure less work, not less CPU per unit of work)
+#                        velocity (that would measure less work, not less CPU per unit of work), and the
+#                        velocity concurrency limit is lifted for the same reason (a closed loop saturates)
 set -euo pipefail
 cd "${VIGIL_ROOT:-$(dirname "$0")/../../..}"
 ROOT=$(pwd)
@@ -29,7 +30,7 @@ CONNECTIONS=${BENCH_CONNECTIONS:-16}
 JFR=${BENCH_JFR:-0}
 PROFILE=${BENCH_PROFILE:-0}
 ASYNC_PROFILER_VERSION=4.2
-ENGINE_OPTS=${BENCH_ENGINE_OPTS:--Xmx512m -Dvigil.engine.deadline=1s -Dvigil.velocity.timeout=1s}
+ENGINE_OPTS=${BENCH_ENGINE_OPTS:--Xmx512m -Dvigil.engine.deadline=1s -Dvigil.velocity.timeout=1s -Dvigil.velocity.limit.min=100000 -Dvigil.velocity.limit.max=100000}
 LUA="$ROOT/environments/local/bench/engine-txn.lua"
 JAR=${BENCH_JAR:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 OUT="$ROOT/.local/bench/engine-cpu/$(date -u +%Y%m%dT%H%M%SZ)"

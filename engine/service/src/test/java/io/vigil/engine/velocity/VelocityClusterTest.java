@@ -39,9 +39,12 @@ class VelocityClusterTest {
             assertThat(auth("cl-" + c + "-2", card, device, 10).decision()).isEqualTo("APPROVE");
             RedisServer owner = RedisClusterResource.cluster().nodeFor("{card_hash:" + card + "}");
             owners.add(owner.port());
-            // the card's velocity hash lives on the card's master; its 5-minute count has one bucket
+            // the card's velocity hash lives on the card's master; its 5-minute count has its state
+            // (newest bucket, first bucket, running total 3) and one slot
+            String id = VelocityKeys.digest("card-5m-count:300s:count");
+            assertThat(String.valueOf(owner.command("HGET", "vel:{card_hash:" + card + "}:CARD_AUTH", id))).endsWith(" 3");
             assertThat((List<?>) owner.command("HKEYS", "vel:{card_hash:" + card + "}:CARD_AUTH"))
-                    .filteredOn(f -> String.valueOf(f).startsWith("card-5m-count:300s:count|")).hasSize(1);
+                    .filteredOn(f -> String.valueOf(f).startsWith(id + "|")).hasSize(1);
         }
         assertThat(owners).as("cards spread over the masters").hasSizeGreaterThan(1);
         // distinct on the device dimension (another slot than the cards)

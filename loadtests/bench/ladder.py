@@ -203,16 +203,17 @@ def markdown(s):
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
            f"engine JVM `{m.get('engine_java_opts', '?')}`.",
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
-           "CPU per decision = the process' CPU over the step (+ settle gap) / answers.", "",
+           "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
+           "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",
            f"**Highest rate held** (≥ {100 * HELD_NORMAL:g} % NORMAL, p99 ≤ {HELD_P99_MS:g} ms, no errors): "
            f"{_fmt(s['highest_held'], 0) + '/s' if s['highest_held'] else 'none of the steps'}", "",
-           "| offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | NORMAL | not NORMAL, by code | errors | held |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | NORMAL | not NORMAL, by code | errors | send lag p99 ms | held |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lat = r["latency_ms"]
         out.append(f"| {r['offered']:,.0f} | {_fmt(r['achieved'], 0)} | {_fmt(lat['p50'], 2)} | {_fmt(lat['p99'], 2)} | "
                    f"{_fmt(lat['p999'], 2)} | {_fmt(100 * r['normal_share'] if r['normal_share'] is not None else None, 2)} % | "
-                   f"{_codes(r)} | {r['errors']} | {'yes' if r['held'] else 'no'} |")
+                   f"{_codes(r)} | {r['errors']} | {_fmt(r['generator_wait_p99_ms'], 2)} | {'yes' if r['held'] else 'no'} |")
     out += ["", "CPU µs per decision (per process; durable = engine + Redis + relay + Kafka per event published to Kafka):", "",
             "| offered/s | engine | redis | relay | kafka | pipeline | published | pipeline per durable | generator |",
             "|---|---|---|---|---|---|---|---|---|"]

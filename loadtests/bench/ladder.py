@@ -303,7 +303,7 @@ def run(a):
         redis_cli(a.redis_port, "CONFIG", "RESETSTAT")
         p0 = published(a.relay_metrics)
         out = os.path.join(a.results, f"gen-{rate}.json")
-        print(f"==> [ladder {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
+        print(f"==> [ladder steps {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
               f"(+{gap_s:g}s settle)", flush=True)
         proc = subprocess.run([a.gen, "-url", a.url, "-pool", a.pool, "-rate", str(rate), "-duration", f"{step_s}s",
                                "-conns", str(a.conns), "-tag", f"{a.tag}-{rate}", "-out", out, "-watch", watch,

@@ -138,8 +138,8 @@ def highest_held(rows):
 
 # ---- charts (inline SVG, no scripts) --------------------------------------------------------------
 
-def svg_chart(title, xs, series, y_label, log_y=False, y_max=None, width=560, height=300):
-    """A line chart: xs (offered rates) against each (name, values, colour) of series."""
+def svg_chart(title, xs, series, y_label, log_y=False, y_max=None, width=560, height=300, hline=None):
+    """A line chart: xs (offered rates) against each (name, values, colour) of series; hline = (value, label)."""
     import math
     left, right, top, bottom = 60, 130, 30, 45
     pw, ph = width - left - right, height - top - bottom
@@ -170,6 +170,10 @@ def svg_chart(title, xs, series, y_label, log_y=False, y_max=None, width=560, he
         out.append(f'<text x="{fx(x):.1f}" y="{top + ph + 15}" text-anchor="middle">{x / 1000:g}k</text>')
     out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">offered rate (requests/s)</text>')
     out.append(f'<text x="14" y="{top + ph / 2}" transform="rotate(-90 14 {top + ph / 2})" text-anchor="middle">{html.escape(y_label)}</text>')
+    if hline is not None and (not log_y or lo <= hline[0] <= hi) and (log_y or hline[0] <= hi):
+        y = fy(hline[0])
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#555" stroke-dasharray="5,4"/>')
+        out.append(f'<text x="{left + pw - 4}" y="{y - 4:.1f}" text-anchor="end" fill="#555">{html.escape(hline[1])}</text>')
     for i, (name, ys, colour) in enumerate(series):
         pts = [(fx(x), fy(y)) for x, y in zip(xs, ys) if y is not None and (y > 0 or not log_y)]
         if pts:
@@ -199,16 +203,17 @@ def markdown(s):
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
            f"engine JVM `{m.get('engine_java_opts', '?')}`.",
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
-           "CPU per decision = the process' CPU over the step (+ settle gap) / answers.", "",
+           "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
+           "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",
            f"**Highest rate held** (≥ {100 * HELD_NORMAL:g} % NORMAL, p99 ≤ {HELD_P99_MS:g} ms, no errors): "
            f"{_fmt(s['highest_held'], 0) + '/s' if s['highest_held'] else 'none of the steps'}", "",
-           "| offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | NORMAL | not NORMAL, by code | errors | held |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | NORMAL | not NORMAL, by code | errors | send lag p99 ms | held |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lat = r["latency_ms"]
         out.append(f"| {r['offered']:,.0f} | {_fmt(r['achieved'], 0)} | {_fmt(lat['p50'], 2)} | {_fmt(lat['p99'], 2)} | "
                    f"{_fmt(lat['p999'], 2)} | {_fmt(100 * r['normal_share'] if r['normal_share'] is not None else None, 2)} % | "
-                   f"{_codes(r)} | {r['errors']} | {'yes' if r['held'] else 'no'} |")
+                   f"{_codes(r)} | {r['errors']} | {_fmt(r['generator_wait_p99_ms'], 2)} | {'yes' if r['held'] else 'no'} |")
     out += ["", "CPU µs per decision (per process; durable = engine + Redis + relay + Kafka per event published to Kafka):", "",
             "| offered/s | engine | redis | relay | kafka | pipeline | published | pipeline per durable | generator |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -231,7 +236,7 @@ def html_report(s, md):
                     [("p50", [r["latency_ms"]["p50"] for r in rows], "#1f77b4"),
                      ("p99", [r["latency_ms"]["p99"] for r in rows], "#d62728"),
                      ("p99.9", [r["latency_ms"]["p999"] for r in rows], "#9467bd")],
-                    "ms (log scale)", log_y=True)
+                    "ms (log scale)", log_y=True, hline=(HELD_P99_MS, f"p99 target {HELD_P99_MS:g} ms"))
     normal = svg_chart("NORMAL share against offered rate", xs,
                        [("NORMAL %", [100 * r["normal_share"] if r["normal_share"] is not None else None for r in rows], "#2ca02c")],
                        "% of answers", y_max=100)
@@ -298,7 +303,7 @@ def run(a):
         redis_cli(a.redis_port, "CONFIG", "RESETSTAT")
         p0 = published(a.relay_metrics)
         out = os.path.join(a.results, f"gen-{rate}.json")
-        print(f"==> [ladder {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
+        print(f"==> [ladder steps {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
               f"(+{gap_s:g}s settle)", flush=True)
         proc = subprocess.run([a.gen, "-url", a.url, "-pool", a.pool, "-rate", str(rate), "-duration", f"{step_s}s",
                                "-conns", str(a.conns), "-tag", f"{a.tag}-{rate}", "-out", out, "-watch", watch,

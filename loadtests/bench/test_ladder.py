@@ -84,10 +84,12 @@ class LadderTest(unittest.TestCase):
             self.assertEqual([r["offered"] for r in s["steps"]], [1000, 2000])
             self.assertEqual(s["highest_held"], 1000)
             self.assertIn("DEGRADED/VELOCITY_UNAVAILABLE 50.00 %", md)
-            page = open(os.path.join(d, "index.html")).read()
+            with open(os.path.join(d, "index.html")) as f:
+                page = f.read()
             self.assertEqual(page.count("<svg"), 3)
             self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))  # nothing fetched
-            self.assertEqual(json.load(open(os.path.join(d, "summary.json")))["highest_held"], 1000)
+            with open(os.path.join(d, "summary.json")) as f:
+                self.assertEqual(json.load(f)["highest_held"], 1000)
 
 
 if __name__ == "__main__":

@@ -137,6 +137,7 @@ json.dump({"profile": profile, "stamp": stamp, "commit": commit, "cpus": os.cpu_
            "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip()},
           open(out, "w"), indent=2)
 EOF
+rm -f "$POOL" # ~60 MB of request bodies, rebuilt by every run
 log "report"
 python3 loadtests/bench/ladder.py report "$OUT"
 log "done in $((SECONDS - T0))s: $OUT/index.html (summary.md, summary.json)"

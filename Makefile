@@ -23,8 +23,10 @@ deps: ## Install what the tests and the local platform need (redis-server, ...)
 build: ## Compile and package every module (no tests)
 	$(MVN) -DskipTests package
 
-test: deps ## Run every test (what CI runs): the k6 traffic generator's Node tests, then every Maven module
+test: deps ## Run every test (what CI runs): the load generators' tests (Node, Go, Python), then every Maven module
 	node --test loadtests/test/
+	cd loadtests/gen && GOFLAGS=-buildvcs=false go test ./...
+	python3 -m unittest discover -s loadtests/bench
 	$(MVN) verify
 
 run: deps build ## Start the platform locally and show it working

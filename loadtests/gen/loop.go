@@ -234,7 +234,7 @@ func (l *loop) run() {
 				l.reopen(cn, byFd)
 			case failed:
 				pending--
-				l.w.errors++
+				l.w.fail(cn.due, now)
 				l.close(cn)
 				l.reopen(cn, byFd)
 			}
@@ -246,7 +246,7 @@ func (l *loop) run() {
 				if cn.busy && now.Sub(cn.due) > l.c.timeout {
 					cn.busy = false
 					pending--
-					l.w.errors++
+					l.w.fail(cn.due, now)
 					l.close(cn)
 					l.reopen(cn, byFd)
 				}
@@ -300,7 +300,7 @@ func (l *loop) send(cn *conn, i int64, now time.Time) bool {
 			continue
 		}
 		if err != nil || n <= 0 {
-			w.errors++
+			w.fail(due, now)
 			l.close(cn)
 			return false
 		}
@@ -360,6 +360,13 @@ func (l *loop) receive(cn *conn, now time.Time) outcome {
 		return answeredClosing
 	}
 	return answered
+}
+
+// fail records a request that got no answer (error or timeout). Its latency, up to the failure,
+// stays in the histogram: leaving it out would make an overloaded step's tail look shorter.
+func (w *worker) fail(due, now time.Time) {
+	w.errors++
+	w.hist.record(uint64(now.Sub(due).Microseconds()))
 }
 
 // answer records one complete answer.

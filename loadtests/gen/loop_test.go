@@ -132,3 +132,63 @@ func TestRetriesResendTheSameTransaction(t *testing.T) {
 		t.Fatalf("%d distinct transaction ids for %d fresh requests", len(distinct), 100-res.Retries)
 	}
 }
+
+// A request the server never answers times out: an error, its wait stays in the latency
+// histogram, the connection is replaced and the rest of the schedule is answered.
+func TestTimeoutIsAnErrorAndKeepsItsLatency(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					length := 0
+					for {
+						line, err := r.ReadString('\n')
+						if err != nil {
+							return
+						}
+						if line == "\r\n" {
+							break
+						}
+						if len(line) > 16 && line[:16] == "Content-Length: " {
+							length, _ = strconv.Atoi(line[16 : len(line)-2])
+						}
+					}
+					if _, err := io.ReadFull(r, make([]byte, length)); err != nil {
+						return
+					}
+					if n.Add(1) == 3 {
+						continue // never answered
+					}
+					answer := `{"engine_mode":"NORMAL","engine_error_code":null}`
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(answer)) + "\r\n\r\n" + answer))
+				}
+			}(c)
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/v1/evaluate/auth")
+	tpl, _ := parseTemplate([]byte(`{"transaction_id":"@ID@","timestamp":"2020-01-01T00:00:00.000Z"}`))
+	c := config{target: u, rate: 1000, duration: 10 * time.Millisecond, conns: 1, tag: "to",
+		timeout: 30 * time.Millisecond, seed: 1, clkTck: 100}
+	res, err := run(c, []template{tpl}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answered != 9 || res.TransportErrors != 1 || res.LatencyMs["count"] != 10 {
+		t.Fatalf("answered %d errors %d latency count %v", res.Answered, res.TransportErrors, res.LatencyMs["count"])
+	}
+	if res.LatencyMs["max"] < 30 {
+		t.Fatalf("the timed-out request's wait (> 30 ms) is missing: max %v ms", res.LatencyMs["max"])
+	}
+}

@@ -33,7 +33,7 @@ public interface VelocityConfig {
      * and the breaker opens. Not a per-call timer: the request's own deadline
      * ({@code vigil.engine.deadline}) answers the caller long before.
      */
-    @WithDefault("100ms")
+    @WithDefault("500ms")
     Duration timeout();
 
     /** Buckets per window (at least 10): a window's error bound is one bucket. */
@@ -58,7 +58,7 @@ public interface VelocityConfig {
         @WithDefault("2ms")
         Duration targetRoundTrip();
 
-        @WithDefault("4")
+        @WithDefault("8")
         int min();
 
         @WithDefault("256")

@@ -13,7 +13,8 @@ package io.vigil.engine.velocity;
  * that answers is back.
  *
  * <p><b>Limit.</b> Calls in flight are capped by an adaptive limit (additive increase while round
- * trips stay under {@code target}, multiplicative decrease when one is over it), so under overload
+ * trips stay under {@code target}, multiplicative decrease when one is over it while at least half
+ * the limit was in flight: a slow answer with few calls in flight is the machine, not queueing), so under overload
  * the calls that are admitted are answered within the deadline and the rest answer DEGRADED at once,
  * instead of everybody queueing past the deadline. The NORMAL share then stays near
  * capacity ÷ offered load.
@@ -105,10 +106,11 @@ final class VelocityGuard {
     void done(long now, long roundTrip, boolean failed) {
         State changed = null;
         synchronized (this) {
+            boolean crowded = inFlight * 2 >= limit; // the limit, not the machine, is what the call waited on
             inFlight--;
             if (!failed) {
                 lastAnswer = now;
-                if (roundTrip > targetNanos) {
+                if (roundTrip > targetNanos && crowded) {
                     // at most one decrease per target period: one slow batch is one signal, not fifty
                     if (now - lastDecrease > targetNanos) {
                         limit = Math.max(minLimit, limit * 0.9);

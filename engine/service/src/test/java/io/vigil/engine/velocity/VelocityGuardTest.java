@@ -24,10 +24,16 @@ class VelocityGuardTest {
     void slowAnswersUnderLoadShrinkTheLimitButNeverOpenTheBreaker() {
         VelocityGuard g = guard(16);
         long t = 0;
-        for (int i = 0; i < 200; i++) {
-            assertThat(g.admit(t)).isEqualTo(Refusal.NONE);
+        for (int round = 0; round < 50; round++) {
+            int admitted = 0;
+            while (g.admit(t) == Refusal.NONE) {
+                admitted++;
+            }
             t += 3 * MS;
-            g.done(t, 5 * MS, false); // every answer later than the target
+            for (int i = 0; i < admitted; i++) {
+                g.done(t, 5 * MS, false); // the calls queued behind each other: later than the target
+                t += 3 * MS;
+            }
         }
         assertThat(g.state()).isEqualTo(State.CLOSED);
         assertThat(changes).isEmpty();
@@ -38,6 +44,18 @@ class VelocityGuardTest {
             g.done(t, MS / 2, false);
         }
         assertThat(g.limit()).isGreaterThan(10);
+    }
+
+    @Test
+    void aSlowAnswerWithFewCallsInFlightIsTheMachineAndKeepsTheLimit() {
+        VelocityGuard g = guard(16);
+        long t = 0;
+        for (int i = 0; i < 100; i++) {
+            g.admit(t);
+            t += 10 * MS;
+            g.done(t, 10 * MS, false); // one call at a time, each slow (a descheduled engine, a GC pause)
+        }
+        assertThat(g.limit()).isEqualTo(16);
     }
 
     @Test

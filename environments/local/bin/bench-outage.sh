@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Velocity outage and recovery (docs/performance.md, "Redis outage"): the data plane as `make bench-ladder`
+# starts it, an open-loop 500 AUTH/s (vigil-load) in 1-second slices, redis-server SIGKILLed after
+# BENCH_OUTAGE_BEFORE slices and started again BENCH_OUTAGE_DOWN slices later. Per slice: NORMAL share,
+# p99 and max latency, codes. Then: how long after Redis answered again the answers were NORMAL
+# (first slice with >= 99 % NORMAL), and the slowest answer during the outage (the deadline is 5 ms).
+# Writes loadtests/results/<stamp>-outage/slices.jsonl and summary.md. Stops what it started.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
+export JAVA_HOME
+BIN=environments/local/bin
+RATE=${BENCH_OUTAGE_RATE:-500}
+BEFORE=${BENCH_OUTAGE_BEFORE:-10}
+DOWN=${BENCH_OUTAGE_DOWN:-10}
+AFTER=${BENCH_OUTAGE_AFTER:-15}
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=loadtests/results/$STAMP-outage
+mkdir -p "$OUT"
+T0=$SECONDS
+log() { printf '==> [outage %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
+for lib in "$BIN"/*-lib.sh; do
+  case "$lib" in *cluster-lib.sh) continue ;; esac
+  # shellcheck disable=SC1090
+  . "$lib"
+done
+listener_pid() { { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true; }
+for port in 8081 16379; do
+  if [ -n "$(listener_pid $port)" ]; then
+    echo "ERROR: something already listens on :$port; stop it first (make stop): this run kills Redis" >&2
+    exit 1
+  fi
+done
+GEN_SRC=loadtests/gen
+GEN_KEY=$(cat "$GEN_SRC"/go.mod "$GEN_SRC"/*.go | sha256sum | cut -c1-10)
+GEN="${VIGIL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vigil}/bin/vigil-load-$GEN_KEY/vigil-load"
+if [ ! -x "$GEN" ]; then
+  log "building the generator"
+  mkdir -p "$(dirname "$GEN")"
+  (cd "$GEN_SRC" && GOFLAGS=-buildvcs=false go build -trimpath -ldflags "-s -w" -o "$GEN.tmp.$$" . && mv "$GEN.tmp.$$" "$GEN")
+fi
+cleanup() { for c in relay engine kafka redis; do "stop_$c" >/dev/null 2>&1 || true; done; }
+trap cleanup EXIT
+"$BIN/ensure-deps.sh" >/dev/null
+start_redis | sed 's/^/    /'
+start_kafka | sed 's/^/    /'
+[ -f engine/service/target/quarkus-app/quarkus-run.jar ] || ./mvnw -B -q -pl engine/service -am -DskipTests package
+[ -f engine/relay/target/quarkus-app/quarkus-run.jar ] || ./mvnw -B -q -pl engine/relay -am -DskipTests package
+export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}
+export VIGIL_OUTBOX_ENABLED=true
+start_engine | sed 's/^/    /'
+for _ in $(seq 1 120); do curl -fsS -o /dev/null http://127.0.0.1:9081/q/health/ready 2>/dev/null && break; sleep 0.5; done
+start_relay | sed 's/^/    /'
+POOL="$OUT/.pool.txt"
+node loadtests/wrk/pool.js 20000 "$POOL" auth >/dev/null
+log "warm-up: $RATE/s for 15 s"
+"$GEN" -pool "$POOL" -rate "$RATE" -duration 15s -conns 16 -tag "$STAMP-warm" >/dev/null
+total=$((BEFORE + DOWN + AFTER))
+: > "$OUT/slices.jsonl"
+for i in $(seq 1 "$total"); do
+  if [ "$i" = $((BEFORE + 1)) ]; then
+    pid=$(listener_pid 16379); log "SIGKILL redis-server (pid $pid)"; kill -9 "$pid"; echo '{"event":"redis killed"}' >> "$OUT/slices.jsonl"
+  fi
+  if [ "$i" = $((BEFORE + DOWN + 1)) ]; then
+    log "starting redis-server again"; start_redis >/dev/null
+    for _ in $(seq 1 100); do redis-cli -p 16379 ping >/dev/null 2>&1 && break; sleep 0.05; done
+    echo '{"event":"redis answering"}' >> "$OUT/slices.jsonl"
+  fi
+  "$GEN" -pool "$POOL" -rate "$RATE" -duration 1s -conns 16 -retry-rate 0 -tag "$STAMP-$i" -out "$OUT/slice.json" >/dev/null
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({"slice":int(sys.argv[2]),"answered":d["answered"],"modes":d["modes"],"codes":d["codes"],"latency_ms":d["latency_ms"]}))' "$OUT/slice.json" "$i" >> "$OUT/slices.jsonl"
+done
+rm -f "$POOL" "$OUT/slice.json"
+python3 - "$OUT" "$RATE" <<'PY'
+import json, sys
+out, rate = sys.argv[1], sys.argv[2]
+rows, phase, events = [], "before", {}
+for line in open(out + "/slices.jsonl"):
+    d = json.loads(line)
+    if "event" in d:
+        phase = {"redis killed": "down", "redis answering": "after"}[d["event"]]
+        continue
+    d["phase"] = phase
+    rows.append(d)
+def normal(d):
+    n = sum(d["modes"].values()) or 1
+    return 100.0 * d["modes"].get("NORMAL", 0) / n
+lines = [f"# Redis outage under {rate} AUTH/s (1-second slices)", "",
+         "| slice | phase | answered | NORMAL | p99 ms | max ms | codes |", "|---|---|---|---|---|---|---|"]
+for d in rows:
+    lat = d["latency_ms"]
+    lines.append(f"| {d['slice']} | {d['phase']} | {d['answered']} | {normal(d):.1f} % | {lat.get('p99', 0):.2f} | "
+                 f"{lat.get('max', 0):.2f} | {', '.join(f'{k} {v}' for k, v in sorted(d['codes'].items()))} |")
+after = [d for d in rows if d["phase"] == "after"]
+back = next((i for i, d in enumerate(after) if normal(d) >= 99.0), None)
+down_max = max((d["latency_ms"].get("max", 0) for d in rows if d["phase"] == "down"), default=0)
+lines += ["", f"- back to >= 99 % NORMAL: slice {back + 1 if back is not None else 'never'} after Redis answered "
+          f"(within {back + 1 if back is not None else '?'} s)",
+          f"- slowest answer while Redis was down: {down_max:.2f} ms"]
+open(out + "/summary.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY

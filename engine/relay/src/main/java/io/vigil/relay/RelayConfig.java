@@ -51,6 +51,15 @@ public interface RelayConfig {
      */
     Map<String, String> producer();
 
+    /**
+     * After a read that did not fill a batch, the worker waits until this long has passed since that
+     * read before reading again, so batches fill at moderate rates too: one XREADGROUP, one Kafka
+     * request and one XACK per linger instead of per few entries (relay and broker CPU per event).
+     * It bounds the extra time an event waits before it is sent to Kafka. 0 reads again at once.
+     */
+    @WithDefault("50ms")
+    Duration linger();
+
     /** How long one XREADGROUP waits for new entries (the worker's own thread, never an event loop). */
     @WithDefault("1s")
     Duration block();

@@ -1,6 +1,7 @@
 package io.vigil.relay;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -18,11 +19,16 @@ final class RelayMetrics {
     final Counter deadLetteredMaxDeliveries;
     final Counter deadLetteredRejected;
     final Counter trimmed;
+    final DistributionSummary batchEntries;
     final AtomicLong lag = new AtomicLong(-1);
     final AtomicLong pending = new AtomicLong(-1);
     final AtomicLong length = new AtomicLong(-1);
 
     RelayMetrics(MeterRegistry registry, String stream) {
+        batchEntries = DistributionSummary.builder("vigil.relay.batch.entries").tag("stream", stream)
+                .description("Entries per batch sent to Kafka: small batches at a steady rate mean the linger is too short")
+                .serviceLevelObjectives(1, 10, 100, 1000)
+                .register(registry);
         published = Counter.builder("vigil.relay.published").tag("stream", stream)
                 .description("Events the broker acknowledged (then XACKed); its rate is the relay's throughput")
                 .register(registry);

@@ -68,6 +68,8 @@ final class StreamRelay implements Runnable {
     private final String count;
     private final String blockMillis;
     private final int batchesInFlight;
+    private final int batchSize;
+    private final long lingerNanos;
     /** Sent batches, oldest first; completed (XACKed) in order. */
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
 
@@ -91,6 +93,8 @@ final class StreamRelay implements Runnable {
         this.count = Integer.toString(Math.max(1, config.batchSize()));
         this.blockMillis = Long.toString(Math.max(1, config.block().toMillis()));
         this.batchesInFlight = Math.max(1, config.batchesInFlight());
+        this.batchSize = Math.max(1, config.batchSize());
+        this.lingerNanos = config.linger().toNanos();
     }
 
     String stream() {
@@ -174,6 +178,7 @@ final class StreamRelay implements Runnable {
         }
 
         void send() {
+            metrics.batchEntries.record(entries.length);
             long sentAt = System.nanoTime();
             for (int i = 0; i < entries.length; i++) {
                 Entry e = entries[i];
@@ -250,6 +255,7 @@ final class StreamRelay implements Runnable {
                     }
                 } else {
                     // block in Redis only when nothing is waiting for the broker; else poll and go on
+                    long readAt = System.nanoTime();
                     List<Entry> fresh = read(">", inFlight.isEmpty());
                     if (!fresh.isEmpty()) {
                         handle(fresh, false);
@@ -260,6 +266,9 @@ final class StreamRelay implements Runnable {
                     }
                     while (!inFlight.isEmpty() && inFlight.peekFirst().done()) {
                         completeOldest();
+                    }
+                    if (fresh.size() < batchSize) {
+                        lingerSince(readAt);
                     }
                 }
                 if (failingSince != 0) {
@@ -279,6 +288,18 @@ final class StreamRelay implements Runnable {
                 sleepNanos(backoff);
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
             }
+        }
+    }
+
+    /**
+     * The stream had less than a batch: let it fill until {@code linger} after the last read (the
+     * broker's answers for what was sent arrive meanwhile), so that at moderate rates a read, a
+     * Kafka request and an XACK each carry many events instead of a few.
+     */
+    private void lingerSince(long readAt) {
+        long wait = readAt + lingerNanos - System.nanoTime();
+        if (wait > 0 && !stopping) {
+            sleepNanos(wait);
         }
     }
 

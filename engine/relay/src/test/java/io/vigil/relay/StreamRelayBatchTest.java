@@ -75,10 +75,16 @@ class StreamRelayBatchTest {
 
     /** The injected settings with a different batch size and window. */
     private RelayConfig with(int batchSize, int batchesInFlight) {
+        return with(batchSize, batchesInFlight, config.linger());
+    }
+
+    /** The injected settings with a different batch size, window and linger. */
+    private RelayConfig with(int batchSize, int batchesInFlight, Duration linger) {
         return (RelayConfig) Proxy.newProxyInstance(RelayConfig.class.getClassLoader(), new Class<?>[] {RelayConfig.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "batchSize" -> batchSize;
                     case "batchesInFlight" -> batchesInFlight;
+                    case "linger" -> linger;
                     default -> method.invoke(config, args);
                 });
     }
@@ -208,6 +214,31 @@ class StreamRelayBatchTest {
             // answer everything left
         }
         await("all XACKed", () -> metrics.published.count() == 9);
+        assertThat(pending(stream)).isZero();
+    }
+
+    /**
+     * At a moderate rate a read finds only a few entries; the linger lets the stream fill before the
+     * next read, so the entries written meanwhile go out as one batch (one read, one Kafka request,
+     * one XACK) instead of one batch each.
+     */
+    @Test
+    void entries_written_during_the_linger_go_out_as_one_batch() throws Exception {
+        String stream = "test:linger";
+        MockProducer<String, byte[]> kafka = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        redis.execute("XGROUP", "CREATE", stream, GROUP, "0", "MKSTREAM");
+        // a linger far longer than writing the entries below takes, however busy the machine
+        start(stream, "linger-worker", with(1000, 4, Duration.ofSeconds(3)), kafka, metrics);
+
+        append(stream, "first", 1);
+        await("the first entry published", () -> metrics.published.count() == 1);
+        for (int i = 0; i < 20; i++) {
+            append(stream, "trickle-" + i, 1); // one XADD at a time, as a steady rate writes them
+        }
+        await("the 20 entries published", () -> metrics.published.count() == 21);
+        assertThat(metrics.batchEntries.count()).as("batches sent").isEqualTo(2);
+        assertThat(metrics.batchEntries.max()).as("entries in the second batch").isEqualTo(20);
         assertThat(pending(stream)).isZero();
     }
 

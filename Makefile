@@ -38,12 +38,16 @@ stop: ## Stop exactly what `make run` started
 logs: ## Show the logs of what `make run` started
 	@$(LOCAL)/logs.sh
 
-bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), then the rate ladder (BENCH_PROFILE=quick|full; docs/performance.md)
+bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), the rate ladder (BENCH_PROFILE=quick|full), the Redis outage (docs/performance.md)
 	@$(LOCAL)/bench.sh
 	@$(LOCAL)/loadtest.sh
 	@$(LOCAL)/bench-ladder.sh
+	@$(LOCAL)/bench-outage.sh
 
-.PHONY: loadtest loadtest-check bench-ladder
+.PHONY: loadtest loadtest-check bench-ladder bench-outage
+bench-outage: ## Redis SIGKILLed for 10 s under 500 AUTH/s: NORMAL share, p99 and slowest answer per second, time back to NORMAL
+	@$(LOCAL)/bench-outage.sh
+
 bench-ladder: ## Rate ladder 1k-10k AUTH/s, open loop (vigil-load): latency, NORMAL share, CPU µs per decision per process, Redis usec_per_call; HTML report (BENCH_PROFILE=quick|full)
 	@$(LOCAL)/bench-ladder.sh
 

@@ -114,7 +114,7 @@ class ValidationTest {
             "\"condition\":{\"field\":\"amount\",\"op\":\"in_list\",\"value\":\"block\"},\"action\":\"DECLINE\""
                     + "|rules[1].condition.op: in_list compares text; amount is a number field",
             "\"condition\":{\"field\":\"email\",\"op\":\"regex\",\"value\":\"([a-z\"},\"action\":\"DECLINE\""
-                    + "|rules[1].condition.value: invalid regex: Unclosed character class near index 4",
+                    + "|rules[1].condition.value: invalid regex: missing closing ] (RE2 syntax: no backreferences or lookaround)",
             // rule keys
             "\"condition\":{\"field\":\"amount\",\"op\":\"exists\"},\"action\":\"DECLINE\",\"prority\":5"
                     + "|rules[1].prority: unknown key \"prority\" (did you mean \"priority\"?)",
@@ -139,8 +139,8 @@ class ValidationTest {
             "\"action\":\"DECLINE\",\"scope\":{\"brand\":[\"VISA\"]}|rules[1].scope.brand: unknown key \"brand\"",
             "\"action\":\"DECLINE\",\"scope\":[\"VISA\"]|rules[1].scope: expected an object with any of network, bin, mcc, logo, country",
             // velocity
-            "\"action\":\"DECLINE\",\"velocity\":{\"dimension\":\"card\",\"window_seconds\":60,\"threshold\":3}"
-                    + "|rules[1].velocity.dimension: unknown dimension \"card\" (use a transaction field that identifies something, e.g. card_hash, device_id, ip_address, email, merchant_id)",
+            "\"action\":\"DECLINE\",\"velocity\":{\"dimension\":\"pan\",\"window_seconds\":60,\"threshold\":3}"
+                    + "|rules[1].velocity.dimension: unknown dimension \"pan\" (use a transaction field that identifies something, e.g. card_hash, device_id, ip_address, email, merchant_id)",
             "\"action\":\"DECLINE\",\"velocity\":{\"dimension\":\"amount\",\"window_seconds\":60,\"threshold\":3}"
                     + "|rules[1].velocity.dimension: unknown dimension \"amount\" (use a transaction field that identifies something, e.g. card_hash, device_id, ip_address, email, merchant_id)",
             "\"action\":\"DECLINE\",\"velocity\":{\"dimension\":\"card_hash\",\"window_seconds\":0,\"threshold\":3}"

@@ -1,12 +1,12 @@
 package io.vigil.rules.eval;
 
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
 import io.vigil.rules.model.Operator;
 import io.vigil.rules.txn.Field;
 import io.vigil.rules.txn.Transaction;
 import java.util.Arrays;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A compiled condition node. Evaluation is three-valued (ADR 0002): a comparison on a missing or
@@ -284,8 +284,9 @@ abstract class Node {
     }
 
     /**
-     * regex: {@code find()} semantics (anchor with ^...$ for a full match). One reusable Matcher per
-     * thread, because {@code Pattern.matcher} would allocate on every evaluation.
+     * regex: {@code find()} semantics (anchor with ^...$ for a full match; legacy rules arrive anchored).
+     * RE2/J runs in time linear in the input whatever the pattern, so no pattern can stall the event
+     * loop. One reusable Matcher per thread, because {@code Pattern.matcher} would allocate on every evaluation.
      */
     static final class TextRegex extends OnField {
         private final ThreadLocal<Matcher> matcher;

@@ -1,5 +1,6 @@
 package io.vigil.rules.eval;
 
+import com.google.re2j.Pattern;
 import io.vigil.rules.model.Condition;
 import io.vigil.rules.model.Rule;
 import io.vigil.rules.model.RulesetDocument;
@@ -14,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Compiles a validated {@link RulesetDocument} into an immutable {@link CompiledRuleset}.

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * Condition operators (contract §4). Each has a canonical name and optional symbolic aliases.
- * {@code neq} is accepted only in the legacy format (the old engine's spelling of {@code ne}).
+ * The legacy format also accepts the old engine's spellings ({@link #byLegacyName}).
  */
 public enum Operator {
     EQ("eq", "=", "=="),
@@ -61,9 +61,19 @@ public enum Operator {
         return BY_NAME.get(name);
     }
 
-    /** The legacy format also knows {@code neq}. */
+    /**
+     * The legacy format's spellings: any case, surrounding blanks ignored, and the old engine's
+     * {@code equals}, {@code not_equals}, {@code matches}, plus {@code neq} (written by the old rule
+     * compiler, which the old engine misread as {@code eq}; it means "not equal").
+     */
     public static Operator byLegacyName(String name) {
-        return "neq".equals(name) ? NE : BY_NAME.get(name);
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        return switch (n) {
+            case "neq", "not_equals" -> NE;
+            case "equals" -> EQ;
+            case "matches" -> REGEX;
+            default -> BY_NAME.get(n);
+        };
     }
 
     /** A suggestion for an unknown operator name, or null. */

@@ -17,7 +17,6 @@ import io.vigil.rules.txn.Field;
 import io.vigil.rules.velocity.Aggregate;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -27,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Turns a parsed JSON/YAML tree into a {@link RulesetDocument}, checking everything on the way and
@@ -57,27 +55,70 @@ final class DocumentParser {
     private static final Set<String> NATIVE_VELOCITY = Set.of("dimension", "window_seconds", "aggregate", "of",
             "threshold");
     private static final Set<String> ACTION_KEYS = Set.of("decision", "reason_code");
+    /** Keys only the old engine's artifacts have: any of them marks a document as legacy. */
+    private static final Set<String> LEGACY_TOP = Set.of("schema_version", "rulesetKey", "rulesetVersion", "version",
+            "ruleset_id", "rulesetId", "generated_at", "evaluation", "rule_type", "ruleType");
+    private static final Set<String> LEGACY_RULE = Set.of("ruleId", "ruleVersion", "rule_version_id", "ruleVersionId",
+            "when");
+    /** Keys that give a legacy node structure; elsewhere the legacy format ignores keys it does not know. */
+    private static final Set<String> STRUCTURAL = Set.of("and", "or", "not", "args", "conditions", "field", "op",
+            "operator", "type");
+    private static final Pattern VERSION_TEXT = Pattern.compile("v?([0-9]{1,9})");
+    private static final Pattern INTEGER_TEXT = Pattern.compile("-?[0-9]{1,9}");
+    /** The old engine's velocity defaults when a key is absent (its VelocityConfig). */
+    static final int LEGACY_WINDOW_SECONDS = 3600;
+    static final int LEGACY_THRESHOLD = 10;
     /** Fields that make no sense as a velocity dimension: unique per transaction or not an identity. */
     private static final Set<Field> NOT_DIMENSIONS = Set.of(Field.TRANSACTION_ID, Field.TIMESTAMP, Field.DECISION,
             Field.AMOUNT, Field.CARD_PRESENT);
 
     private final List<ValidationError> errors = new ArrayList<>();
+    private final String keyHint;
+    private final Integer versionHint;
     private boolean legacy;
     private Set<String> listNames = Set.of();
+
+    DocumentParser() {
+        this(null, null);
+    }
+
+    /**
+     * @param keyHint     legacy format only: the ruleset key when the document has none (the old engine
+     *                    took it from the artifact's storage path); null for none
+     * @param versionHint likewise for the version
+     */
+    DocumentParser(String keyHint, Integer versionHint) {
+        this.keyHint = keyHint;
+        this.versionHint = versionHint;
+    }
 
     List<ValidationError> errors() {
         return errors;
     }
 
-    /** Whether the document uses the old engine's format: {@code schema_version} or op-style logical nodes. */
+    /**
+     * Whether the document uses the old engine's format: {@code schema_version} or another key only its
+     * artifacts have, at the top or in a rule, or a condition node only it wrote (op-style or
+     * type-style logical nodes, {@code operator}).
+     */
     static boolean isLegacy(JsonNode root) {
-        if (root.has("schema_version")) {
-            return true;
+        for (String k : LEGACY_TOP) {
+            if (root.has(k)) {
+                return true;
+            }
         }
         JsonNode rules = root.get("rules");
         if (rules != null && rules.isArray()) {
             for (JsonNode r : rules) {
-                if (r.isObject() && hasOpStyle(r.get("condition"))) {
+                if (!r.isObject()) {
+                    continue;
+                }
+                for (String k : LEGACY_RULE) {
+                    if (r.has(k)) {
+                        return true;
+                    }
+                }
+                if (hasOpStyle(r.get("condition"))) {
                     return true;
                 }
             }
@@ -90,7 +131,7 @@ final class DocumentParser {
             return false;
         }
         if (n.isObject()) {
-            if (n.has("args") || isLogicalOp(n.get("op"))) {
+            if (n.has("args") || n.has("conditions") || n.has("operator") || n.has("type") || isLogicalOp(n.get("op"))) {
                 return true;
             }
         }
@@ -106,8 +147,19 @@ final class DocumentParser {
         if (op == null || !op.isTextual()) {
             return false;
         }
-        String s = op.textValue();
+        String s = op.textValue().trim().toLowerCase(Locale.ROOT);
         return s.equals("and") || s.equals("or") || s.equals("not");
+    }
+
+    /** The first of {@code names} that {@code n} has with a non-null value, or null. */
+    private static String present(JsonNode n, String... names) {
+        for (String name : names) {
+            JsonNode v = n.get(name);
+            if (v != null && !v.isNull()) {
+                return name;
+            }
+        }
+        return null;
     }
 
     RulesetDocument parse(JsonNode root) {
@@ -128,12 +180,25 @@ final class DocumentParser {
                 error("schema_version", "unsupported schema_version " + sv + " (the legacy format is version 1)");
             }
         }
-        String key = string(root, "ruleset_key", "ruleset_key", true);
-        if (key != null && !KEY.matcher(key).matches()) {
-            error("ruleset_key", "must be 1 to 64 letters, digits, '_', '.' or '-'");
+        String key;
+        Integer version;
+        ExecutionMode mode;
+        if (legacy) {
+            String keyName = present(root, "ruleset_key", "rulesetKey");
+            key = keyName == null ? keyHint : string(root, keyName, keyName, false);
+            if (keyName == null && keyHint == null) {
+                error("ruleset_key", "is required");
+            }
+            checkKey(key);
+            version = legacyVersion(root);
+            mode = legacyMode(root, key);
+        } else {
+            key = string(root, "ruleset_key", "ruleset_key", true);
+            checkKey(key);
+            version = positiveInt(root, "ruleset_version", "ruleset_version", true);
+            mode = enumValue(root, "execution_mode", "execution_mode", ExecutionMode.class, true);
         }
-        Integer version = positiveInt(root, "ruleset_version", "ruleset_version", true);
-        ExecutionMode mode = enumValue(root, "execution_mode", "execution_mode", ExecutionMode.class, true);
+        string(root, "description", "description", false);
         String country = null;
         String c = string(root, "country", "country", false);
         if (c != null && !c.equalsIgnoreCase("global")) {
@@ -161,7 +226,8 @@ final class DocumentParser {
             error("rules", "is required");
         } else if (!rulesNode.isArray()) {
             error("rules", "expected an array");
-        } else if (rulesNode.isEmpty()) {
+        } else if (rulesNode.isEmpty() && !legacy) {
+            // The old engine loaded an empty artifact: every transaction gets the default decision.
             error("rules", "a ruleset needs at least one rule");
         } else {
             Map<String, Integer> seen = new HashMap<>();
@@ -171,7 +237,7 @@ final class DocumentParser {
                 if (r != null) {
                     rules.add(r);
                 }
-                JsonNode id = rulesNode.get(i).get("rule_id");
+                JsonNode id = rulesNode.get(i).get(legacy && !rulesNode.get(i).has("rule_id") ? "ruleId" : "rule_id");
                 if (id != null && id.isTextual()) {
                     Integer first = seen.putIfAbsent(id.textValue(), i);
                     if (first != null) {
@@ -203,6 +269,52 @@ final class DocumentParser {
                 finiteNumbers(n.get(i), path + "[" + i + "]");
             }
         }
+    }
+
+    private void checkKey(String key) {
+        if (key != null && !KEY.matcher(key).matches()) {
+            error("ruleset_key", "must be 1 to 64 letters, digits, '_', '.' or '-'");
+        }
+    }
+
+    /** {@code ruleset_version} | {@code rulesetVersion} | {@code version}, an integer or "v3"; else the hint. */
+    private Integer legacyVersion(JsonNode root) {
+        String name = present(root, "ruleset_version", "rulesetVersion", "version");
+        if (name == null) {
+            if (versionHint == null) {
+                error("ruleset_version", "is required");
+            }
+            return versionHint;
+        }
+        JsonNode n = root.get(name);
+        if (n.isTextual()) {
+            java.util.regex.Matcher m = VERSION_TEXT.matcher(n.textValue().trim());
+            if (m.matches() && Integer.parseInt(m.group(1)) > 0) {
+                return Integer.parseInt(m.group(1));
+            }
+            error(name, "expected a positive integer (or \"v<integer>\")");
+            return null;
+        }
+        return positiveInt(root, name, name, true);
+    }
+
+    /**
+     * {@code execution_mode}, else {@code evaluation.mode}; without either, ALL_MATCHING when
+     * {@code rule_type} or the ruleset key says MONITORING, else FIRST_MATCH (the old engine's rule).
+     */
+    private ExecutionMode legacyMode(JsonNode root, String key) {
+        if (present(root, "execution_mode") != null) {
+            return enumValue(root, "execution_mode", "execution_mode", ExecutionMode.class, true);
+        }
+        JsonNode evaluation = root.get("evaluation");
+        if (evaluation != null && evaluation.isObject() && present(evaluation, "mode") != null) {
+            return enumValue(evaluation, "mode", "evaluation.mode", ExecutionMode.class, true);
+        }
+        String typeName = present(root, "rule_type", "ruleType");
+        String ruleType = typeName == null ? null : string(root, typeName, typeName, false);
+        boolean monitoring = ruleType != null && ruleType.toUpperCase(Locale.ROOT).contains("MONITORING")
+                || key != null && key.toUpperCase(Locale.ROOT).contains("MONITORING");
+        return monitoring ? ExecutionMode.ALL_MATCHING : ExecutionMode.FIRST_MATCH;
     }
 
     private Map<String, List<String>> lists(JsonNode n) {
@@ -250,23 +362,40 @@ final class DocumentParser {
             unknownKeys(n, NATIVE_RULE, path + ".");
         }
         int before = errors.size();
-        String id = string(n, "rule_id", path + ".rule_id", true);
+        String idKey = legacy && present(n, "rule_id") == null && present(n, "ruleId") != null ? "ruleId" : "rule_id";
+        String id = string(n, idKey, path + "." + idKey, true);
         if (id != null && !RULE_ID.matcher(id).matches()) {
-            error(path + ".rule_id", "must be 1 to 128 letters, digits, '_', '.', ':' or '-'");
+            error(path + "." + idKey, "must be 1 to 128 letters, digits, '_', '.', ':' or '-'");
         }
-        Integer version = positiveInt(n, "rule_version", path + ".rule_version", false);
-        Boolean enabled = bool(n, "enabled", path + ".enabled");
+        Integer version;
+        Boolean enabled;
+        if (legacy) {
+            String versionKey = present(n, "rule_version") == null && present(n, "ruleVersion") != null
+                    ? "ruleVersion" : "rule_version";
+            version = integer(n, versionKey, path + "." + versionKey, false);
+            if (version != null && version < 0) {
+                error(path + "." + versionKey, "must not be negative");
+            }
+            enabled = legacyBool(n, "enabled", path + ".enabled");
+        } else {
+            version = positiveInt(n, "rule_version", path + ".rule_version", false);
+            enabled = bool(n, "enabled", path + ".enabled");
+        }
         Integer priority = integer(n, "priority", path + ".priority", false);
         RuleMode mode = enumValue(n, "mode", path + ".mode", RuleMode.class, false);
         Scope scope = n.has("scope") ? scope(n.get("scope"), path + ".scope") : Scope.GLOBAL;
         Condition condition = null;
-        if (n.has("condition") && !n.get("condition").isNull()) { // null = no condition, as when absent
-            condition = condition(n.get("condition"), path + ".condition");
+        // null = no condition, as when absent; the legacy format also calls it "when".
+        String conditionKey = legacy && present(n, "condition") == null ? "when" : "condition";
+        if (n.has(conditionKey) && !n.get(conditionKey).isNull()) {
+            condition = condition(n.get(conditionKey), path + "." + conditionKey);
         }
         Velocity velocity = n.has("velocity") && !n.get("velocity").isNull()
                 ? velocity(n.get("velocity"), path + ".velocity") : null;
         Action action = null;
-        if (!n.has("action")) {
+        if (legacy && present(n, "action") == null) {
+            action = Action.APPROVE; // the old engine's default for a rule without an action
+        } else if (!n.has("action")) {
             error(path + ".action", "is required");
         } else {
             action = action(n.get("action"), path + ".action");
@@ -282,6 +411,9 @@ final class DocumentParser {
 
     private Scope scope(JsonNode n, String path) {
         if (n.isNull()) {
+            return Scope.GLOBAL;
+        }
+        if (legacy && (n.isTextual() && n.textValue().trim().equalsIgnoreCase("GLOBAL") || n.isArray() && n.isEmpty())) {
             return Scope.GLOBAL;
         }
         if (!n.isObject()) {
@@ -307,7 +439,7 @@ final class DocumentParser {
         boolean array = n.isArray();
         if (array) {
             n.forEach(items::add);
-            if (items.isEmpty()) {
+            if (items.isEmpty() && !legacy) { // the old engine read an empty list as "any"
                 error(p, "needs at least one value (leave " + key + " out to match any)");
             }
         } else {
@@ -339,8 +471,30 @@ final class DocumentParser {
             error(path, "expected an object (a condition: a leaf {field, op, value} or and/or/not)");
             return null;
         }
-        if (legacy && isLogicalOp(n.get("op"))) {
-            return opStyleGroup(n, path);
+        if (legacy) {
+            JsonNode type = n.get("type");
+            if (type != null && type.isTextual()) {
+                // Type-style: {"type": "and"|"or"|"not", "conditions": [...]} or {"type": "condition", field, operator, value}
+                String t = type.textValue().trim().toLowerCase(Locale.ROOT);
+                switch (t) {
+                    case "and", "or", "not" -> {
+                        return legacyGroup(n, path, "type", t, "conditions");
+                    }
+                    case "condition" -> {
+                        return leaf(n, path);
+                    }
+                    default -> {
+                        error(path + ".type", "unknown node type \"" + type.textValue()
+                                + "\" (expected and, or, not or condition)");
+                        return null;
+                    }
+                }
+            }
+            String opKey = n.has("op") ? "op" : "operator";
+            if (isLogicalOp(n.get(opKey))) {
+                String op = n.get(opKey).textValue().trim().toLowerCase(Locale.ROOT);
+                return legacyGroup(n, path, opKey, op, n.has("args") || !n.has("conditions") ? "args" : "conditions");
+            }
         }
         boolean group = n.has("and") || n.has("or") || n.has("not");
         if (group) {
@@ -369,7 +523,7 @@ final class DocumentParser {
             }
             return k.equals("and") ? new Condition.All(args) : new Condition.Any(args);
         }
-        if (n.has("op") || n.has("field")) {
+        if (n.has("op") || n.has("field") || legacy && n.has("operator")) {
             return leaf(n, path);
         }
         error(path, "expected a condition: a leaf {field, op, value} or one of and/or/not"
@@ -377,32 +531,38 @@ final class DocumentParser {
         return null;
     }
 
-    private Condition opStyleGroup(JsonNode n, String path) {
-        String op = n.get("op").textValue();
+    /**
+     * A legacy logical node: {@code {headKey: op, argsKey: [...]}}, op-style ({@code op}/{@code operator}
+     * with {@code args}/{@code conditions}) or type-style ({@code type} with {@code conditions}).
+     */
+    private Condition legacyGroup(JsonNode n, String path, String headKey, String op, String argsKey) {
         for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
             String k = it.next();
-            if (!k.equals("op") && !k.equals("args")) {
-                error(path + "." + k, "unknown key \"" + k + "\" (a logical node has \"op\" and \"args\")");
+            if (!k.equals(headKey) && !k.equals(argsKey)) {
+                error(path + "." + k, "unknown key \"" + k + "\" (a logical node has \"" + headKey + "\" and \""
+                        + argsKey + "\")");
             }
         }
-        JsonNode args = n.get("args");
+        JsonNode args = n.get(argsKey);
         if (args == null) {
-            error(path + ".args", op + " needs \"args\"");
+            error(path + "." + argsKey, op + " needs \"" + argsKey + "\"");
             return null;
         }
+        String argsPath = path + "." + argsKey;
         if (op.equals("not")) {
             if (args.isObject()) {
-                Condition c = condition(args, path + ".args");
+                Condition c = condition(args, argsPath);
                 return c == null ? null : new Condition.Not(c);
             }
             if (!args.isArray() || args.size() != 1) {
-                error(path + ".args", "not takes exactly one condition");
+                // The old engine negated the first and dropped the rest without a word.
+                error(argsPath, "not takes exactly one condition");
                 return null;
             }
-            Condition c = condition(args.get(0), path + ".args[0]");
+            Condition c = condition(args.get(0), argsPath + "[0]");
             return c == null ? null : new Condition.Not(c);
         }
-        List<Condition> list = args(args, path + ".args", op);
+        List<Condition> list = args(args, argsPath, op);
         if (list == null) {
             return null;
         }
@@ -435,22 +595,28 @@ final class DocumentParser {
         int before = errors.size();
         for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
             String k = it.next();
-            if (!LEAF_KEYS.contains(k)) {
+            // Legacy leaves may carry the old compiler's extra keys, but not another node's structure.
+            boolean known = legacy ? !STRUCTURAL.contains(k) || k.equals("field") || k.equals("op")
+                    || k.equals("operator") || k.equals("type") : LEAF_KEYS.contains(k);
+            if (!known) {
                 error(path + "." + k, "unknown key \"" + k + "\" (a leaf has field, op and value or values)");
             }
         }
         Operator op = null;
-        JsonNode opNode = n.get("op");
-        if (opNode == null) {
+        String opKey = legacy && !n.has("op") && n.has("operator") ? "operator" : "op";
+        JsonNode opNode = n.get(opKey);
+        if (legacy && n.has("op") && n.has("operator")) {
+            error(path, "has both \"op\" and \"operator\"; use one");
+        } else if (opNode == null) {
             error(path + ".op", "is required");
         } else if (!opNode.isTextual()) {
-            error(path + ".op", "expected a string");
+            error(path + "." + opKey, "expected a string");
         } else {
             String name = opNode.textValue();
             op = legacy ? Operator.byLegacyName(name) : Operator.byName(name);
             if (op == null) {
-                String hint = Operator.suggest(name);
-                error(path + ".op", "unknown operator \"" + name + "\"" + (hint == null ? "" : " (did you mean \"" + hint + "\"?)"));
+                String hint = Operator.suggest(name.trim());
+                error(path + "." + opKey, "unknown operator \"" + name + "\"" + (hint == null ? "" : " (did you mean \"" + hint + "\"?)"));
             }
         }
         String field = null;
@@ -461,8 +627,8 @@ final class DocumentParser {
         } else if (!fieldNode.isTextual()) {
             error(path + ".field", "expected a string");
         } else {
-            field = fieldNode.textValue();
-            type = fieldType(field, path + ".field");
+            field = legacy ? legacyField(fieldNode.textValue(), path + ".field") : fieldNode.textValue();
+            type = field == null ? null : fieldType(field, path + ".field");
         }
         boolean hasValue = n.has("value");
         boolean hasValues = n.has("values");
@@ -478,13 +644,19 @@ final class DocumentParser {
         String fieldDesc = field + " is " + type.description;
         switch (op) {
             case EXISTS -> {
-                if (hasValue || hasValues) {
+                // The old compiler may write "value": true or null next to exists; it never meant anything.
+                boolean ignorable = legacy && hasValue && (n.get("value").isNull()
+                        || n.get("value").isBoolean() && n.get("value").booleanValue());
+                if ((hasValue && !ignorable) || hasValues) {
                     error(path + (hasValue ? ".value" : ".values"), "exists takes no value");
                 }
             }
             case IN, NOT_IN -> {
                 JsonNode arr = hasValues ? n.get("values") : n.get("value");
                 String vp = path + (hasValues ? ".values" : ".value");
+                if (legacy && !hasValues && arr != null && !arr.isContainerNode() && !arr.isNull()) {
+                    arr = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(arr); // the old engine read a single value as a list of one
+                }
                 if (arr == null) {
                     error(path + ".values", op.jsonName() + " needs \"values\": a non-empty array");
                 } else if (!arr.isArray()) {
@@ -517,6 +689,11 @@ final class DocumentParser {
                 } else {
                     BigDecimal lo = arr.get(0).decimalValue();
                     BigDecimal hi = arr.get(1).decimalValue();
+                    if (legacy && lo.compareTo(hi) > 0) { // the old engine took [high, low] as the same range
+                        BigDecimal t = lo;
+                        lo = hi;
+                        hi = t;
+                    }
                     if (lo.compareTo(hi) > 0) {
                         error(vp, "between needs low <= high, got [" + lo + ", " + hi + "]");
                     }
@@ -560,14 +737,16 @@ final class DocumentParser {
                         value = v.decimalValue();
                     }
                 } else if (op.textual()) {
+                    // The old engine compared a number operand by its decimal text (starts_with 4111).
+                    String text = v.isTextual() ? v.textValue() : legacy && v.isIntegralNumber() ? v.asText() : null;
                     if (type == FieldType.NUMBER || type == FieldType.BOOLEAN) {
                         error(path + ".op", op.jsonName() + " applies to text; " + fieldDesc);
-                    } else if (!v.isTextual()) {
+                    } else if (text == null) {
                         error(vp, "expected a string");
                     } else {
-                        value = v.textValue();
-                        if (op == Operator.REGEX) {
-                            regex(v.textValue(), vp);
+                        value = text;
+                        if (op == Operator.REGEX && regex(text, vp) && legacy) {
+                            value = fullMatch(text);
                         }
                     }
                 } else {
@@ -581,16 +760,55 @@ final class DocumentParser {
         return new Condition.Leaf(field, op, value, values);
     }
 
-    private void regex(String s, String path) {
+    /**
+     * Checks a pattern against RE2 syntax, which the evaluator uses: RE2/J matches in time linear in
+     * the input, so no pattern (such as {@code (a+)+$}) can stall evaluation on a hostile value. RE2
+     * has no backreferences or lookaround, the features that need backtracking.
+     */
+    private boolean regex(String s, String path) {
         if (s.length() > MAX_REGEX_LENGTH) {
             error(path, "regex longer than " + MAX_REGEX_LENGTH + " characters");
-            return;
+            return false;
         }
         try {
-            Pattern.compile(s);
-        } catch (PatternSyntaxException e) {
-            error(path, "invalid regex: " + e.getDescription() + " near index " + e.getIndex());
+            com.google.re2j.Pattern.compile(s);
+            return true;
+        } catch (com.google.re2j.PatternSyntaxException e) {
+            error(path, "invalid regex: " + e.getDescription() + " (RE2 syntax: no backreferences or lookaround)");
+            return false;
         }
+    }
+
+    /** The old engine's regex had to match the whole value (Matcher.matches); the evaluator finds, so anchor it. */
+    static String fullMatch(String pattern) {
+        return "\\A(?:" + pattern + ")\\z";
+    }
+
+    /**
+     * A legacy field name: canonical names in any case, every alias of the old field registry; any
+     * other name the old engine read from {@code custom_fields}, so it means {@code custom_fields.<name>}
+     * here too, unless it is a near miss of a known field (a typo is refused with a hint).
+     */
+    private String legacyField(String name, String path) {
+        String t = name.trim();
+        if (t.startsWith(CUSTOM_PREFIX)) {
+            return t;
+        }
+        Field f = Field.byName(t);
+        if (f == null) {
+            f = Field.byName(t.toLowerCase(Locale.ROOT));
+        }
+        if (f != null) {
+            return f.jsonName();
+        }
+        String hint = Names.closest(t.toLowerCase(Locale.ROOT), Field.names());
+        if (hint != null || !CUSTOM_NAME.matcher(t).matches()) {
+            error(path, "unknown field \"" + name + "\"" + (hint == null
+                    ? " (known: the transaction fields, their aliases, or a custom field name)"
+                    : " (did you mean \"" + hint + "\"?)"));
+            return null;
+        }
+        return CUSTOM_PREFIX + t;
     }
 
     /** A scalar operand of eq/ne/in/not_in, type-checked against the field. */
@@ -662,7 +880,7 @@ final class DocumentParser {
         }
         Field f = Field.byName(name);
         if (f == null) {
-            String hint = Names.closest(name, fieldNames());
+            String hint = Names.closest(name, Field.names());
             error(path, "unknown field \"" + name + "\"" + (hint == null
                     ? " (known: the transaction fields of the contract, their aliases, or custom_fields.<name>)"
                     : " (did you mean \"" + hint + "\"?)"));
@@ -673,15 +891,6 @@ final class DocumentParser {
             case NUMBER -> FieldType.NUMBER;
             case BOOLEAN -> FieldType.BOOLEAN;
         };
-    }
-
-    static List<String> fieldNames() {
-        List<String> names = new ArrayList<>();
-        for (Field f : Field.values()) {
-            names.add(f.jsonName());
-        }
-        names.addAll(Arrays.asList("mcc", "ip", "device", "network", "bin", "logo", "occurred_at"));
-        return names;
     }
 
     // ---- velocity, action --------------------------------------------------------------------------
@@ -706,7 +915,8 @@ final class DocumentParser {
                 dimension = f.jsonName();
             }
         }
-        Integer window = integer(n, "window_seconds", path + ".window_seconds", true);
+        Integer window = legacy ? legacyInt(n, "window_seconds", path + ".window_seconds", LEGACY_WINDOW_SECONDS)
+                : integer(n, "window_seconds", path + ".window_seconds", true);
         if (window != null && (window <= 0 || window > Velocity.MAX_WINDOW_SECONDS)) {
             error(path + ".window_seconds", "must be between 1 and " + Velocity.MAX_WINDOW_SECONDS
                     + " seconds (7 days), got " + window);
@@ -748,7 +958,15 @@ final class DocumentParser {
         }
         BigDecimal threshold = null;
         JsonNode t = n.get("threshold");
-        if (t == null) {
+        if (legacy) {
+            // The old engine counted whole transactions against an integer threshold (default 10).
+            Integer legacyThreshold = legacyInt(n, "threshold", path + ".threshold", LEGACY_THRESHOLD);
+            if (legacyThreshold != null && legacyThreshold <= 0) {
+                error(path + ".threshold", "must be greater than 0");
+            } else if (legacyThreshold != null) {
+                threshold = BigDecimal.valueOf(legacyThreshold);
+            }
+        } else if (t == null) {
             error(path + ".threshold", "is required");
         } else if (!t.isNumber()) {
             error(path + ".threshold", "expected a number");
@@ -787,14 +1005,19 @@ final class DocumentParser {
         if (!legacy) {
             unknownKeys(n, ACTION_KEYS, path + ".");
         }
-        JsonNode d = n.get("decision");
+        // Legacy: {"decision": X}, else {"action": X}, else no decision at all (a MONITORING action such
+        // as {"severity": "HIGH"}), which the old engine read as APPROVE.
+        String decisionKey = legacy && present(n, "decision") == null && present(n, "action") != null ? "action" : "decision";
+        JsonNode d = n.get(decisionKey);
         Outcome o = null;
-        if (d == null) {
+        if (legacy && present(n, decisionKey) == null) {
+            o = Outcome.APPROVE;
+        } else if (d == null) {
             error(path + ".decision", "is required");
         } else if (!d.isTextual()) {
-            error(path + ".decision", "expected a string");
+            error(path + "." + decisionKey, "expected a string");
         } else {
-            o = outcome(d.textValue(), path + ".decision");
+            o = outcome(d.textValue(), path + "." + decisionKey);
         }
         String reason = string(n, "reason_code", path + ".reason_code", false);
         if (reason != null && !REASON_CODE.matcher(reason).matches()) {
@@ -805,6 +1028,23 @@ final class DocumentParser {
     }
 
     private Outcome outcome(String s, String path) {
+        if (legacy) {
+            // The old engine's synonyms, any case, blanks trimmed.
+            switch (s.trim().toUpperCase(Locale.ROOT)) {
+                case "APPROVE", "APPROVED", "ALLOW" -> {
+                    return Outcome.APPROVE;
+                }
+                case "DECLINE", "DECLINED", "BLOCK" -> {
+                    return Outcome.DECLINE;
+                }
+                case "REVIEW", "FLAG" -> {
+                    return Outcome.REVIEW;
+                }
+                default -> {
+                    // the old engine silently approved: refuse
+                }
+            }
+        }
         try {
             return Outcome.valueOf(s.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
@@ -847,6 +1087,34 @@ final class DocumentParser {
             return null;
         }
         return n.intValue();
+    }
+
+    /** Legacy integers: absent means {@code absent}; digit strings count, as the old engine's Jackson binding coerced them. */
+    private Integer legacyInt(JsonNode obj, String key, String path, int absent) {
+        JsonNode n = obj.get(key);
+        if (n == null || n.isNull()) {
+            return absent;
+        }
+        if (n.isTextual() && INTEGER_TEXT.matcher(n.textValue().trim()).matches()) {
+            return Integer.valueOf(n.textValue().trim());
+        }
+        return integer(obj, key, path, true);
+    }
+
+    /** Legacy booleans: also "true"/"false" and integers (0 is false), as the old engine's asBoolean read them. */
+    private Boolean legacyBool(JsonNode obj, String key, String path) {
+        JsonNode n = obj.get(key);
+        if (n == null || n.isNull() || n.isBoolean()) {
+            return bool(obj, key, path);
+        }
+        if (n.isTextual() && (n.textValue().trim().equals("true") || n.textValue().trim().equals("false"))) {
+            return n.textValue().trim().equals("true");
+        }
+        if (n.isIntegralNumber()) {
+            return n.bigIntegerValue().signum() != 0;
+        }
+        error(path, "expected a boolean (the legacy format also takes \"true\", \"false\" and integers)");
+        return null;
     }
 
     private Integer positiveInt(JsonNode obj, String key, String path, boolean required) {

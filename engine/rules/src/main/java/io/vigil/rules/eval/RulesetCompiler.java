@@ -53,7 +53,7 @@ public final class RulesetCompiler {
             rules.add(rule(rules.size(), e.rule(), lists));
             scopes.add(e.rule().scope());
         }
-        return new IndexedRuleset(doc, checksum, rules, new ScopeIndex(rules, scopes));
+        return new IndexedRuleset(doc, checksum, rules, new ScopeIndex(rules, scopes, doc.legacy()));
     }
 
     private static CompiledRule rule(int index, Rule r, Map<String, Set<String>> lists) {

@@ -6,6 +6,7 @@ import io.vigil.rules.txn.Transaction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -22,6 +23,14 @@ final class ScopeIndex {
     private final Bin bin;
 
     ScopeIndex(List<CompiledRule> rules, List<Scope> scopes) {
+        this(rules, scopes, false);
+    }
+
+    /**
+     * @param foldNetworkAndLogo compare network and logo ignoring case: the legacy format's meaning
+     *                           (the old engine matched them with equalsIgnoreCase)
+     */
+    ScopeIndex(List<CompiledRule> rules, List<Scope> scopes, boolean foldNetworkAndLogo) {
         int n = rules.size();
         this.words = Math.max(1, (n + 63) >>> 6);
         this.all = new long[words];
@@ -29,10 +38,10 @@ final class ScopeIndex {
             set(all, i);
         }
         List<Exact> dims = new ArrayList<>();
-        addExact(dims, Field.CARD_NETWORK, scopes, Scope::network);
-        addExact(dims, Field.MERCHANT_CATEGORY_CODE, scopes, Scope::mcc);
-        addExact(dims, Field.CARD_LOGO, scopes, Scope::logo);
-        addExact(dims, Field.COUNTRY_CODE, scopes, Scope::country);
+        addExact(dims, Field.CARD_NETWORK, scopes, Scope::network, foldNetworkAndLogo);
+        addExact(dims, Field.MERCHANT_CATEGORY_CODE, scopes, Scope::mcc, false);
+        addExact(dims, Field.CARD_LOGO, scopes, Scope::logo, foldNetworkAndLogo);
+        addExact(dims, Field.COUNTRY_CODE, scopes, Scope::country, false);
         this.exact = dims.toArray(new Exact[0]);
         boolean anyBin = scopes.stream().anyMatch(s -> !s.bin().isEmpty());
         this.bin = anyBin ? new Bin(scopes, words) : null;
@@ -63,7 +72,8 @@ final class ScopeIndex {
         bits[i >>> 6] |= 1L << i;
     }
 
-    private void addExact(List<Exact> dims, Field field, List<Scope> scopes, Function<Scope, List<String>> values) {
+    private void addExact(List<Exact> dims, Field field, List<Scope> scopes, Function<Scope, List<String>> values,
+                          boolean fold) {
         long[] any = new long[words];
         Map<String, long[]> byValue = new HashMap<>();
         boolean used = false;
@@ -74,7 +84,7 @@ final class ScopeIndex {
             } else {
                 used = true;
                 for (String v : vs) {
-                    set(byValue.computeIfAbsent(v, k -> new long[words]), i);
+                    set(byValue.computeIfAbsent(fold ? v.toUpperCase(Locale.ROOT) : v, k -> new long[words]), i);
                 }
             }
         }
@@ -87,16 +97,17 @@ final class ScopeIndex {
                 m[w] |= any[w];
             }
         }
-        dims.add(new Exact(field, any, byValue));
+        dims.add(new Exact(field, any, byValue, fold));
     }
 
-    private record Exact(Field field, long[] any, Map<String, long[]> byValue) {
+    private record Exact(Field field, long[] any, Map<String, long[]> byValue, boolean fold) {
         long[] mask(Transaction t) {
             String v = t.text(field);
             if (v == null) {
                 return any;
             }
-            long[] m = byValue.get(v);
+            // toUpperCase returns the same string, without allocating, when it is already upper case.
+            long[] m = byValue.get(fold ? v.toUpperCase(Locale.ROOT) : v);
             return m == null ? any : m;
         }
     }

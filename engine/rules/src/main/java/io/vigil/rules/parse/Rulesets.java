@@ -37,7 +37,15 @@ public final class Rulesets {
 
     /** Parses, validates and compiles; a result is either a compiled ruleset or every error, never half of each. */
     public static ParseResult load(byte[] content, RulesetFormat format) {
-        DocumentResult doc = read(content, format);
+        return load(content, format, null, null);
+    }
+
+    /**
+     * As {@link #load(byte[], RulesetFormat)}, with the key and version the artifact is stored under:
+     * a legacy document without its own takes these, as the old engine took them from its manifest.
+     */
+    public static ParseResult load(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion) {
+        DocumentResult doc = read(content, format, legacyKey, legacyVersion);
         if (!doc.valid()) {
             return new ParseResult(null, doc.errors());
         }
@@ -61,6 +69,11 @@ public final class Rulesets {
 
     /** Parses and validates into the document model (for tools such as the operator) plus its checksum. */
     public static DocumentResult read(byte[] content, RulesetFormat format) {
+        return read(content, format, null, null);
+    }
+
+    /** As {@link #read(byte[], RulesetFormat)}, with the storage key and version for legacy documents without their own. */
+    public static DocumentResult read(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion) {
         JsonNode root;
         try {
             root = (format == RulesetFormat.YAML ? YAML : JSON).readTree(content);
@@ -75,7 +88,7 @@ public final class Rulesets {
         if (root == null || root.isMissingNode()) {
             return DocumentResult.invalid(List.of(new ValidationError("$", "the document is empty")));
         }
-        DocumentParser parser = new DocumentParser();
+        DocumentParser parser = new DocumentParser(legacyKey, legacyVersion);
         RulesetDocument doc = parser.parse(root);
         if (doc == null || !parser.errors().isEmpty()) {
             return DocumentResult.invalid(List.copyOf(parser.errors()));

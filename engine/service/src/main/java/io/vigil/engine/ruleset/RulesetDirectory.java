@@ -145,7 +145,8 @@ public final class RulesetDirectory {
                 problems.add(new RulesetProblem(name, null, "cannot be read: " + e.getMessage()));
                 continue;
             }
-            Parsed parsed = parse(bytes, RulesetFormat.ofFileName(file.getFileName().toString()));
+            // A legacy artifact without its own key/version takes its directory's, as the old engine took its manifest's.
+            Parsed parsed = parse(bytes, RulesetFormat.ofFileName(file.getFileName().toString()), key, version);
             if (!parsed.errors().isEmpty()) {
                 for (ValidationError e : parsed.errors()) {
                     problems.add(new RulesetProblem(name, e.path(), e.message()));
@@ -188,9 +189,14 @@ public final class RulesetDirectory {
 
     /** Parses one document (also used for inline rulesets of the management API). Never throws. */
     public static Parsed parse(byte[] bytes, RulesetFormat format) {
+        return parse(bytes, format, null, null);
+    }
+
+    /** As {@link #parse(byte[], RulesetFormat)}, with the storage key and version for legacy documents without their own. */
+    public static Parsed parse(byte[] bytes, RulesetFormat format, String legacyKey, Integer legacyVersion) {
         ParseResult result;
         try {
-            result = Rulesets.load(bytes, format);
+            result = Rulesets.load(bytes, format, legacyKey, legacyVersion);
         } catch (RuntimeException e) {
             return new Parsed(null, null, List.of(new ValidationError("", "cannot be loaded: " + e)));
         }

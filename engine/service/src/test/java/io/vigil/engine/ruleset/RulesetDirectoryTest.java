@@ -49,6 +49,18 @@ class RulesetDirectoryTest {
     }
 
     @Test
+    void aLegacyArtifactWithoutKeyOrVersionTakesItsDirectorys() throws IOException {
+        // The old engine took both from the artifact's storage path (its manifest).
+        write("CARD_AUTH/v3/ruleset.json", """
+                {"schema_version":1,"rules":[{"ruleId":"r","when":{"field":"amount","operator":"gt","value":1},"action":"BLOCK"}]}
+                """);
+        RulesetDirectory.VersionLoad load = new RulesetDirectory(root).load("CARD_AUTH", 3);
+        assertThat(load.problems()).isEmpty();
+        assertThat(load.rulesets().global().key()).isEqualTo("CARD_AUTH");
+        assertThat(load.rulesets().global().version()).isEqualTo(3);
+    }
+
+    @Test
     void emptyOrMissingVersionsAreProblemsNotExceptions() throws IOException {
         Files.createDirectories(root.resolve("CARD_AUTH/v4"));
         RulesetDirectory dir = new RulesetDirectory(root);

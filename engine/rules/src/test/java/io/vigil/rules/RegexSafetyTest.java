@@ -7,9 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vigil.rules.eval.CompiledRuleset;
 import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.parse.RulesetFormat;
+import io.vigil.rules.parse.ValidationError;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Regexes run on attacker-controlled fields (email, merchant name, custom fields). With a
@@ -65,5 +70,36 @@ class RegexSafetyTest {
                 + "\"action\":\"DECLINE\"}]}");
         assertThat(eval(rs, "{\"transaction_id\":\"t\",\"email\":\"" + LONG_AS + "!\"}").decision()).isEqualTo(Outcome.APPROVE);
         assertThat(eval(rs, "{\"transaction_id\":\"t\",\"email\":\"" + LONG_AS + "\"}").decision()).isEqualTo(Outcome.DECLINE);
+    }
+
+    private static List<String> regexErrors(String pattern) {
+        String doc = "{\"ruleset_key\":\"K\",\"ruleset_version\":1,\"execution_mode\":\"FIRST_MATCH\",\"rules\":[{\"rule_id\":\"r\","
+                + "\"condition\":{\"field\":\"email\",\"op\":\"regex\",\"value\":\"" + pattern.replace("\\", "\\\\") + "\"},"
+                + "\"action\":\"DECLINE\"}]}";
+        return TestRulesets.errors(doc, RulesetFormat.JSON).stream().map(ValidationError::toString).toList();
+    }
+
+    @Test
+    void nestedCountsThatWouldExhaustTheHeapAtLoadAreRefusedWithWhy() {
+        // RE2 compiles x{n} to n copies of x: (a{1000}){1000} is a million, three levels a billion.
+        assertThat(regexErrors("(a{1000}){1000}")).containsExactly("rules[0].condition.value: regex too large: its counted"
+                + " repetitions expand to 1000000 atoms (at most 10000); x{n} compiles to n copies of x, so nested counts multiply");
+        assertThat(regexErrors("((a{1000}){1000}){1000}")).singleElement().asString().contains("expand to over 10^9 atoms");
+        assertThat(regexErrors("(((x{100}){100}){100}){100}")).singleElement().asString().contains("regex too large");
+        assertThat(regexErrors("(?:[a-z]{2,1000}){2,1000}")).singleElement().asString().contains("regex too large");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,255}\\.[a-z]{2,63}$",
+            "^\\d{1,3}(\\.\\d{1,3}){3}$",
+            "(?i)^[[:alpha:] ]{2,50}(casino|bet|poker)",
+            "\\Q(a{1000}){1000}\\E",
+            "[{(]a{1000}[)}]",
+            "(a{100}){100}",
+            "\\p{Greek}{1,500}",
+    })
+    void ordinaryPatternsStayWellWithinTheLimit(String pattern) {
+        assertThat(regexErrors(pattern)).isEmpty();
     }
 }

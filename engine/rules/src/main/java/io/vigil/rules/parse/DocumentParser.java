@@ -770,6 +770,12 @@ final class DocumentParser {
             error(path, "regex longer than " + MAX_REGEX_LENGTH + " characters");
             return false;
         }
+        long atoms = RegexSize.atoms(s);
+        if (atoms > RegexSize.MAX_ATOMS) {
+            error(path, "regex too large: its counted repetitions expand to " + (atoms >= 1_000_000_000L ? "over 10^9" : atoms)
+                    + " atoms (at most " + RegexSize.MAX_ATOMS + "); x{n} compiles to n copies of x, so nested counts multiply");
+            return false;
+        }
         try {
             com.google.re2j.Pattern.compile(s);
             return true;

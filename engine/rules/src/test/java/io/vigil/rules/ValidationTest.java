@@ -114,7 +114,7 @@ class ValidationTest {
             "\"condition\":{\"field\":\"amount\",\"op\":\"in_list\",\"value\":\"block\"},\"action\":\"DECLINE\""
                     + "|rules[1].condition.op: in_list compares text; amount is a number field",
             "\"condition\":{\"field\":\"email\",\"op\":\"regex\",\"value\":\"([a-z\"},\"action\":\"DECLINE\""
-                    + "|rules[1].condition.value: invalid regex: missing closing ] (RE2 syntax: no backreferences or lookaround)",
+                    + "|rules[1].condition.value: invalid regex: missing closing ]: `[a-z` (RE2 syntax: no backreferences or lookaround)",
             // rule keys
             "\"condition\":{\"field\":\"amount\",\"op\":\"exists\"},\"action\":\"DECLINE\",\"prority\":5"
                     + "|rules[1].prority: unknown key \"prority\" (did you mean \"priority\"?)",

@@ -780,7 +780,9 @@ final class DocumentParser {
             com.google.re2j.Pattern.compile(s);
             return true;
         } catch (com.google.re2j.PatternSyntaxException e) {
-            error(path, "invalid regex: " + e.getDescription() + " (RE2 syntax: no backreferences or lookaround)");
+            // The message names the offending part: "missing closing ]: `[a-z`".
+            String why = e.getMessage().replaceFirst("^error parsing regexp: ", "");
+            error(path, "invalid regex: " + why + " (RE2 syntax: no backreferences or lookaround)");
             return false;
         }
     }

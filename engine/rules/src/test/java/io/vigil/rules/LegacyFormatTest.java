@@ -504,6 +504,10 @@ class LegacyFormatTest {
                         "rules[1].velocity.window_seconds: must be between 1 and 604800 seconds (7 days), got 0",
                         "rules[2].velocity.dimension: is required",
                         "rules[3].velocity.comparison: only \">=\" is supported (the rule matches when the count reaches the threshold)");
+        // The old engine looked an unknown dimension up in custom_fields; Vigil's velocity keys are registry fields.
+        assertThat(refused(doc("{\"rule_id\":\"v\",\"velocity\":{\"dimension\":\"loyalty_id\"},\"action\":\"DECLINE\"}")))
+                .containsExactly("rules[0].velocity.dimension: unknown dimension \"loyalty_id\" (use a transaction field that"
+                        + " identifies something, e.g. card_hash, device_id, ip_address, email, merchant_id)");
     }
 
     // ---- scope -----------------------------------------------------------------------------------------

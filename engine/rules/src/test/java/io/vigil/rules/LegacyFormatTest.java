@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * One test per entry of docs/ruleset-language.md, "Legacy compiled format" (L1..L25): every shape the
+ * One test per entry of docs/ruleset-language.md, "Legacy compiled format" (L1..L26): every shape the
  * old engine's loader accepted loads with the old meaning; what it silently misread is refused with its
  * path. The fixtures are written here in those shapes.
  */
@@ -539,5 +539,68 @@ class LegacyFormatTest {
                 + "{\"rule_id\":\"s\",\"scope\":\"VISA\",\"action\":\"DECLINE\"}")))
                 .containsExactly("rules[0].scope.type: unknown key \"type\"", "rules[0].scope.value: unknown key \"value\"",
                         "rules[1].scope: expected an object with any of network, bin, mcc, logo, country");
+    }
+
+    // ---- the old engine's YAML format ---------------------------------------------------------------
+
+    private static final String YAML_FORMAT = """
+            key: CARD_AUTH
+            version: 1
+            name: Test ruleset
+            description: written in the old engine's YAML format
+            evaluation_type: AUTH
+            created_by: ops
+            rules:
+              - id: big-foreign
+                name: Amount over 100 in USD or EUR
+                priority: 100
+                enabled: true
+                action: REVIEW
+                conditions:
+                  - {field: amount, operator: gt, value: 100}
+                  - {field: currency, operator: in, values: [USD, EUR]}
+              - id: visa-any
+                priority: 50
+                action: DECLINE
+                scope: {type: NETWORK, value: visa}
+                conditions: []
+              - id: mastercard-gambling
+                action: DECLINE
+                scope: {type: COMBINED, dimensions: {network: [MASTERCARD], mcc: ["7995"]}}
+              - id: bins
+                action: DECLINE
+                scope: {type: bin, values: ["5555"]}
+            """;
+
+    @Test
+    void l26_theOldEnginesYamlFormat() {
+        CompiledRuleset rs = TestRulesets.yaml(YAML_FORMAT);
+        assertThat(rs.document().legacy()).isTrue();
+        assertThat(rs.key()).isEqualTo("CARD_AUTH");
+        assertThat(rs.executionMode()).isEqualTo(ExecutionMode.FIRST_MATCH);
+        String base = "{\"transaction_id\":\"t\",\"amount\":150,\"currency\":\"USD\",\"card_network\":\"AMEX\"";
+        assertThat(eval(rs, base + "}").ruleId()).isEqualTo("big-foreign");
+        assertThat(eval(rs, base.replace("USD", "GBP") + "}").ruleId()).isNull();
+        assertThat(eval(rs, base.replace("AMEX", "VISA") + "}").ruleId()).isEqualTo("visa-any");
+        assertThat(eval(rs, base.replace("150", "10").replace("AMEX", "MASTERCARD") + ",\"merchant_category_code\":\"7995\"}")
+                .ruleId()).isEqualTo("mastercard-gambling");
+        assertThat(eval(rs, base.replace("150", "10").replace("AMEX", "MASTERCARD") + ",\"merchant_category_code\":\"5411\"}")
+                .ruleId()).isNull();
+        assertThat(eval(rs, base.replace("150", "10") + ",\"card_bin\":\"55551234\"}").ruleId()).isEqualTo("bins");
+        assertThat(TestRulesets.yaml(YAML_FORMAT.replace("evaluation_type: AUTH", "evaluation_type: MONITORING")).executionMode())
+                .isEqualTo(ExecutionMode.ALL_MATCHING);
+    }
+
+    @Test
+    void l26_whatTheYamlFormatMisreadIsRefused() {
+        String bad = YAML_FORMAT.replace("evaluation_type: AUTH", "evaluation_type: FRAUD")
+                .replace("operator: gt", "operator: more_than")
+                .replace("{type: NETWORK, value: visa}", "{type: CARD, value: visa}")
+                .replace("{type: bin, values: [\"5555\"]}", "{type: BIN, values: [\"55-55\"]}");
+        assertThat(errors(bad, RulesetFormat.YAML).stream().map(ValidationError::toString).toList()).containsExactly(
+                "evaluation_type: unknown value \"FRAUD\" (expected AUTH or MONITORING)",
+                "rules[0].conditions[0].operator: unknown operator \"more_than\"",
+                "rules[1].scope.type: unknown scope type \"CARD\" (expected GLOBAL, NETWORK, BIN, MCC, LOGO or COMBINED)",
+                "rules[3].scope.values[0]: a BIN prefix is 1 to 8 digits, got \"55-55\"");
     }
 }

@@ -1,6 +1,7 @@
 package io.vigil.rules.parse;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.vigil.rules.eval.Outcome;
 import io.vigil.rules.eval.VelocityFailurePolicy;
 import io.vigil.rules.model.Action;
@@ -57,9 +58,14 @@ final class DocumentParser {
     private static final Set<String> ACTION_KEYS = Set.of("decision", "reason_code");
     /** Keys only the old engine's artifacts have: any of them marks a document as legacy. */
     private static final Set<String> LEGACY_TOP = Set.of("schema_version", "rulesetKey", "rulesetVersion", "version",
-            "ruleset_id", "rulesetId", "generated_at", "evaluation", "rule_type", "ruleType");
+            "ruleset_id", "rulesetId", "generated_at", "evaluation", "rule_type", "ruleType",
+            "key", "evaluation_type", "created_at", "created_by", "field_registry_version");
     private static final Set<String> LEGACY_RULE = Set.of("ruleId", "ruleVersion", "rule_version_id", "ruleVersionId",
-            "when");
+            "when", "id", "conditions");
+    /** The typed scope of the old engine's YAML format: {type: NETWORK, value: VISA}, {type: COMBINED, dimensions}. */
+    private static final Set<String> TYPED_SCOPE_KEYS = Set.of("type", "value", "values", "dimensions");
+    private static final Map<String, String> TYPED_SCOPE_DIMENSION = Map.of("NETWORK", "network", "BIN", "bin",
+            "MCC", "mcc", "LOGO", "logo");
     /** Keys that give a legacy node structure; elsewhere the legacy format ignores keys it does not know. */
     private static final Set<String> STRUCTURAL = Set.of("and", "or", "not", "args", "conditions", "field", "op",
             "operator", "type");
@@ -76,6 +82,8 @@ final class DocumentParser {
     private final String keyHint;
     private final Integer versionHint;
     private boolean legacy;
+    /** Legacy, in the old engine's YAML development format (key, id, conditions, evaluation_type, typed scopes). */
+    private boolean yamlDialect;
     private Set<String> listNames = Set.of();
 
     DocumentParser() {
@@ -126,6 +134,22 @@ final class DocumentParser {
         return false;
     }
 
+    /** The old engine's YAML format (read by its loader's YAML path into its domain classes). */
+    private static boolean isYamlDialect(JsonNode root) {
+        if (root.has("key") || root.has("evaluation_type")) {
+            return true;
+        }
+        JsonNode rules = root.get("rules");
+        if (rules != null && rules.isArray()) {
+            for (JsonNode r : rules) {
+                if (r.isObject() && (r.has("id") || r.has("conditions"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private static boolean hasOpStyle(JsonNode n) {
         if (n == null || !n.isContainerNode()) {
             return false;
@@ -168,6 +192,7 @@ final class DocumentParser {
             return null;
         }
         legacy = isLegacy(root);
+        yamlDialect = legacy && isYamlDialect(root);
         finiteNumbers(root, "");
         if (!errors.isEmpty()) {
             return null;
@@ -184,7 +209,7 @@ final class DocumentParser {
         Integer version;
         ExecutionMode mode;
         if (legacy) {
-            String keyName = present(root, "ruleset_key", "rulesetKey");
+            String keyName = present(root, "ruleset_key", "rulesetKey", "key");
             key = keyName == null ? keyHint : string(root, keyName, keyName, false);
             if (keyName == null && keyHint == null) {
                 error("ruleset_key", "is required");
@@ -310,6 +335,25 @@ final class DocumentParser {
         if (evaluation != null && evaluation.isObject() && present(evaluation, "mode") != null) {
             return enumValue(evaluation, "mode", "evaluation.mode", ExecutionMode.class, true);
         }
+        if (present(root, "evaluation_type") != null) {
+            // The YAML format's AUTH / MONITORING.
+            String t = string(root, "evaluation_type", "evaluation_type", true);
+            if (t == null) {
+                return null;
+            }
+            switch (t.trim().toUpperCase(Locale.ROOT)) {
+                case "AUTH" -> {
+                    return ExecutionMode.FIRST_MATCH;
+                }
+                case "MONITORING" -> {
+                    return ExecutionMode.ALL_MATCHING;
+                }
+                default -> {
+                    error("evaluation_type", "unknown value \"" + t + "\" (expected AUTH or MONITORING)");
+                    return null;
+                }
+            }
+        }
         String typeName = present(root, "rule_type", "ruleType");
         String ruleType = typeName == null ? null : string(root, typeName, typeName, false);
         boolean monitoring = ruleType != null && ruleType.toUpperCase(Locale.ROOT).contains("MONITORING")
@@ -362,7 +406,10 @@ final class DocumentParser {
             unknownKeys(n, NATIVE_RULE, path + ".");
         }
         int before = errors.size();
-        String idKey = legacy && present(n, "rule_id") == null && present(n, "ruleId") != null ? "ruleId" : "rule_id";
+        String idKey = "rule_id";
+        if (legacy && present(n, "rule_id") == null) {
+            idKey = present(n, "ruleId") != null ? "ruleId" : present(n, "id") != null ? "id" : "rule_id";
+        }
         String id = string(n, idKey, path + "." + idKey, true);
         if (id != null && !RULE_ID.matcher(id).matches()) {
             error(path + "." + idKey, "must be 1 to 128 letters, digits, '_', '.', ':' or '-'");
@@ -389,6 +436,11 @@ final class DocumentParser {
         String conditionKey = legacy && present(n, "condition") == null ? "when" : "condition";
         if (n.has(conditionKey) && !n.get(conditionKey).isNull()) {
             condition = condition(n.get(conditionKey), path + "." + conditionKey);
+            if (legacy && present(n, "conditions") != null) {
+                error(path + ".conditions", "has both \"" + conditionKey + "\" and \"conditions\"; use one");
+            }
+        } else if (legacy && present(n, "conditions") != null) {
+            condition = conditionList(n.get("conditions"), path + ".conditions");
         }
         Velocity velocity = n.has("velocity") && !n.get("velocity").isNull()
                 ? velocity(n.get("velocity"), path + ".velocity") : null;
@@ -409,9 +461,79 @@ final class DocumentParser {
                 action, description);
     }
 
+    /** The YAML format's {@code conditions}: a list that must all hold; empty means always. */
+    private Condition conditionList(JsonNode n, String path) {
+        if (!n.isArray()) {
+            error(path, "expected an array of conditions (all must hold)");
+            return null;
+        }
+        if (n.isEmpty()) {
+            return null;
+        }
+        List<Condition> all = args(n, path, "conditions");
+        return all == null ? null : all.size() == 1 ? all.get(0) : new Condition.All(all);
+    }
+
+    /** The YAML format's typed scope: {type: NETWORK|BIN|MCC|LOGO, value | values}, {type: COMBINED, dimensions}, {type: GLOBAL}. */
+    private Scope typedScope(JsonNode n, String path) {
+        unknownKeys(n, TYPED_SCOPE_KEYS, path + ".");
+        JsonNode type = n.get("type");
+        String t = type.isTextual() ? type.textValue().trim().toUpperCase(Locale.ROOT) : "";
+        if (t.equals("GLOBAL")) {
+            return Scope.GLOBAL;
+        }
+        if (t.equals("COMBINED")) {
+            JsonNode dims = n.get("dimensions");
+            if (dims == null || !dims.isObject()) {
+                error(path + ".dimensions", "a COMBINED scope needs \"dimensions\": {network, bin, mcc, logo}");
+                return Scope.GLOBAL;
+            }
+            return scope(dims, path + ".dimensions");
+        }
+        String dimension = TYPED_SCOPE_DIMENSION.get(t);
+        if (dimension == null) {
+            error(path + ".type", "unknown scope type " + type + " (expected GLOBAL, NETWORK, BIN, MCC, LOGO or COMBINED)");
+            return Scope.GLOBAL;
+        }
+        String valueKey = present(n, "values") != null ? "values" : "value";
+        if (present(n, valueKey) == null) {
+            error(path + ".value", "a " + t + " scope needs \"value\" or \"values\"");
+            return Scope.GLOBAL;
+        }
+        List<String> values = dimensionValues(n.get(valueKey), dimension, path + "." + valueKey, dimensionPattern(dimension),
+                dimensionMessage(dimension));
+        return switch (dimension) {
+            case "network" -> new Scope(values, List.of(), List.of(), List.of(), List.of());
+            case "bin" -> new Scope(List.of(), values, List.of(), List.of(), List.of());
+            case "mcc" -> new Scope(List.of(), List.of(), values, List.of(), List.of());
+            default -> new Scope(List.of(), List.of(), List.of(), values, List.of());
+        };
+    }
+
+    private static Pattern dimensionPattern(String dimension) {
+        return switch (dimension) {
+            case "bin" -> BIN_PREFIX;
+            case "mcc" -> MCC;
+            case "country" -> COUNTRY;
+            default -> null;
+        };
+    }
+
+    private static String dimensionMessage(String dimension) {
+        return switch (dimension) {
+            case "bin" -> "a BIN prefix is 1 to 8 digits";
+            case "mcc" -> "an MCC is 4 digits";
+            case "country" -> "expected an ISO 3166 alpha-2 code (e.g. \"US\")";
+            default -> null;
+        };
+    }
+
     private Scope scope(JsonNode n, String path) {
         if (n.isNull()) {
             return Scope.GLOBAL;
+        }
+        if (yamlDialect && n.isObject() && n.has("type")) {
+            return typedScope(n, path);
         }
         if (legacy && (n.isTextual() && n.textValue().trim().equalsIgnoreCase("GLOBAL") || n.isArray() && n.isEmpty())) {
             return Scope.GLOBAL;
@@ -423,15 +545,18 @@ final class DocumentParser {
         unknownKeys(n, SCOPE_KEYS, path + ".");
         return new Scope(
                 scopeValues(n, "network", path, null, null),
-                scopeValues(n, "bin", path, BIN_PREFIX, "a BIN prefix is 1 to 8 digits"),
-                scopeValues(n, "mcc", path, MCC, "an MCC is 4 digits"),
+                scopeValues(n, "bin", path, BIN_PREFIX, dimensionMessage("bin")),
+                scopeValues(n, "mcc", path, MCC, dimensionMessage("mcc")),
                 scopeValues(n, "logo", path, null, null),
-                scopeValues(n, "country", path, COUNTRY, "expected an ISO 3166 alpha-2 code (e.g. \"US\")"));
+                scopeValues(n, "country", path, COUNTRY, dimensionMessage("country")));
     }
 
     private List<String> scopeValues(JsonNode scope, String key, String path, Pattern pattern, String patternMessage) {
-        JsonNode n = scope.get(key);
-        String p = path + "." + key;
+        return dimensionValues(scope.get(key), key, path + "." + key, pattern, patternMessage);
+    }
+
+    /** The values of one scope dimension {@code key}, a string or a list, at path {@code p}. */
+    private List<String> dimensionValues(JsonNode n, String key, String p, Pattern pattern, String patternMessage) {
         if (n == null || n.isNull()) {
             return List.of();
         }
@@ -655,7 +780,7 @@ final class DocumentParser {
                 JsonNode arr = hasValues ? n.get("values") : n.get("value");
                 String vp = path + (hasValues ? ".values" : ".value");
                 if (legacy && !hasValues && arr != null && !arr.isContainerNode() && !arr.isNull()) {
-                    arr = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode().add(arr); // the old engine read a single value as a list of one
+                    arr = JsonNodeFactory.instance.arrayNode().add(arr); // the old engine read a single value as a list of one
                 }
                 if (arr == null) {
                     error(path + ".values", op.jsonName() + " needs \"values\": a non-empty array");

@@ -164,7 +164,7 @@ class LegacyFormatTest {
         CompiledRuleset rs = json(doc("{\"ruleId\":\"camel\",\"action\":\"DECLINE\"}"));
         assertThat(eval(rs, "{\"transaction_id\":\"t\"}").ruleId()).isEqualTo("camel");
         assertThat(refused(doc("{\"ruleId\":\"a\",\"action\":\"DECLINE\"},{\"ruleId\":\"a\",\"action\":\"DECLINE\"}")))
-                .containsExactly("rules[1].rule_id: duplicate rule_id \"a\" (first used at rules[0])");
+                .containsExactly("rules[1].ruleId: duplicate rule_id \"a\" (first used at rules[0])");
         assertThat(refused(doc("{\"name\":\"no id\",\"action\":\"DECLINE\"}"))).containsExactly("rules[0].rule_id: is required");
     }
 
@@ -589,6 +589,8 @@ class LegacyFormatTest {
         assertThat(eval(rs, base.replace("150", "10") + ",\"card_bin\":\"55551234\"}").ruleId()).isEqualTo("bins");
         assertThat(TestRulesets.yaml(YAML_FORMAT.replace("evaluation_type: AUTH", "evaluation_type: MONITORING")).executionMode())
                 .isEqualTo(ExecutionMode.ALL_MATCHING);
+        assertThat(errors(YAML_FORMAT.replace("id: bins", "id: visa-any"), RulesetFormat.YAML)).extracting(ValidationError::toString)
+                .containsExactly("rules[3].id: duplicate rule_id \"visa-any\" (first used at rules[1])");
     }
 
     @Test

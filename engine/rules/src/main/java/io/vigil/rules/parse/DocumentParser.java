@@ -262,11 +262,11 @@ final class DocumentParser {
                 if (r != null) {
                     rules.add(r);
                 }
-                JsonNode id = rulesNode.get(i).get(legacy && !rulesNode.get(i).has("rule_id") ? "ruleId" : "rule_id");
+                JsonNode id = rulesNode.get(i).get(ruleIdKey(rulesNode.get(i)));
                 if (id != null && id.isTextual()) {
                     Integer first = seen.putIfAbsent(id.textValue(), i);
                     if (first != null) {
-                        error(path + ".rule_id", "duplicate rule_id \"" + id.textValue() + "\" (first used at rules["
+                        error(path + "." + ruleIdKey(rulesNode.get(i)), "duplicate rule_id \"" + id.textValue() + "\" (first used at rules["
                                 + first + "])");
                     }
                 }
@@ -294,6 +294,14 @@ final class DocumentParser {
                 finiteNumbers(n.get(i), path + "[" + i + "]");
             }
         }
+    }
+
+    /** Where a rule keeps its id: rule_id, or in the legacy format ruleId or (YAML format) id. */
+    private String ruleIdKey(JsonNode rule) {
+        if (!legacy || present(rule, "rule_id") != null) {
+            return "rule_id";
+        }
+        return present(rule, "ruleId") != null ? "ruleId" : present(rule, "id") != null ? "id" : "rule_id";
     }
 
     private void checkKey(String key) {
@@ -406,10 +414,7 @@ final class DocumentParser {
             unknownKeys(n, NATIVE_RULE, path + ".");
         }
         int before = errors.size();
-        String idKey = "rule_id";
-        if (legacy && present(n, "rule_id") == null) {
-            idKey = present(n, "ruleId") != null ? "ruleId" : present(n, "id") != null ? "id" : "rule_id";
-        }
+        String idKey = ruleIdKey(n);
         String id = string(n, idKey, path + "." + idKey, true);
         if (id != null && !RULE_ID.matcher(id).matches()) {
             error(path + "." + idKey, "must be 1 to 128 letters, digits, '_', '.', ':' or '-'");

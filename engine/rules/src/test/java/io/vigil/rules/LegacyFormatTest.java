@@ -421,6 +421,22 @@ class LegacyFormatTest {
     }
 
     @Test
+    void l20_eqNullMeansMissingAndNeNullPresent() {
+        CompiledRuleset eqNull = declineWhen("{\"field\":\"email\",\"op\":\"eq\",\"value\":null}");
+        assertThat(decide(eqNull, "{\"transaction_id\":\"t\"}")).isEqualTo(Outcome.DECLINE);
+        assertThat(decide(eqNull, "{\"transaction_id\":\"t\",\"email\":null}")).isEqualTo(Outcome.DECLINE);
+        assertThat(decide(eqNull, "{\"transaction_id\":\"t\",\"email\":\"a@b.c\"}")).isEqualTo(Outcome.APPROVE);
+        CompiledRuleset neNull = declineWhen("{\"field\":\"email\",\"op\":\"!=\",\"value\":null}");
+        assertThat(decide(neNull, "{\"transaction_id\":\"t\"}")).isEqualTo(Outcome.APPROVE);
+        assertThat(decide(neNull, "{\"transaction_id\":\"t\",\"email\":\"a@b.c\"}")).isEqualTo(Outcome.DECLINE);
+        // Without a value at all it is malformed, as before; a custom field's "null" was ambiguous there (refused).
+        assertThat(refused(doc("{\"rule_id\":\"r\",\"condition\":{\"field\":\"email\",\"op\":\"eq\"},\"action\":\"DECLINE\"},"
+                + "{\"rule_id\":\"s\",\"condition\":{\"field\":\"custom_fields.tier\",\"op\":\"eq\",\"value\":null},\"action\":\"DECLINE\"}")))
+                .containsExactly("rules[0].condition.value: eq needs \"value\"",
+                        "rules[1].condition.value: expected a single value");
+    }
+
+    @Test
     void l21_textOperatorsTakeAnIntegerOperandAsItsDecimalText() {
         CompiledRuleset rs = declineWhen("{\"field\":\"card_bin\",\"op\":\"starts_with\",\"value\":4111}");
         assertThat(decide(rs, "{\"transaction_id\":\"t\",\"card_bin\":\"41119999\"}")).isEqualTo(Outcome.DECLINE);

@@ -769,6 +769,12 @@ final class DocumentParser {
         if (op == null || type == null) {
             return null;
         }
+        if (legacy && (op == Operator.EQ || op == Operator.NE) && hasValue && n.get("value").isNull()
+                && type != FieldType.CUSTOM) {
+            // The old engine's "eq null": the field is missing; "ne null": it is present.
+            Condition exists = new Condition.Leaf(field, Operator.EXISTS, null, null);
+            return errors.size() != before ? null : op == Operator.EQ ? new Condition.Not(exists) : exists;
+        }
         Object value = null;
         List<Object> values = List.of();
         String fieldDesc = field + " is " + type.description;

@@ -71,17 +71,39 @@ public final class VelocityInstructionsBenchmark {
         callgrind(pid, "-i", "on");
         idlePerSecond = measure(pid, () -> Thread.sleep(2000)) / 2.0;
         long ping = measure(pid, () -> batches(vertx, CALLS, i -> List.of(Request.cmd(Command.PING)), redis));
-        long calls = measure(pid, () -> calls(vertx, velocity, 2_000_000, CALLS, start, step));
+        // the client as the engine runs it; then, if this build has one, the generic script on the same state
+        Map<String, VelocityScriptClient> variants = new LinkedHashMap<>();
+        variants.put(label, velocity);
+        VelocityScriptClient generic = generic(vertx, redis);
+        if (generic != null) {
+            variants.put(label + ", generic script", generic);
+        }
+        Map<String, Long> measured = new LinkedHashMap<>();
+        long base = 2_000_000;
+        long at = start;
+        for (var v : variants.entrySet()) {
+            long from = base;
+            long t = at;
+            measured.put(v.getKey(), measure(pid, () -> calls(vertx, v.getValue(), from, CALLS, t, step)));
+            base += CALLS;
+            at += step * CALLS;
+        }
+        long floorAt = at;
         long floor = measure(pid, () -> batches(vertx, CALLS,
-                i -> nativeCommands(hot(3_000_000 + i), start + step * (CALLS + i)), redis));
+                i -> nativeCommands(hot(3_000_000 + i), floorAt + step * i), redis));
         callgrind(pid, "-i", "off");
 
         double pingPer = (double) ping / CALLS;
-        double callPer = (double) calls / CALLS - pingPer;
         double floorPer = (double) floor / CALLS - pingPer;
-        System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %.2f× | %,.0f | %s |%n",
-                label, callPer, floorPer, pingPer, callPer / floorPer, idlePerSecond,
-                VelocityCostBenchmark.loadAverage());
+        for (var m : measured.entrySet()) {
+            double callPer = (double) m.getValue() / CALLS - pingPer;
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %.2f× | %,.0f | %s |%n",
+                    m.getKey(), callPer, floorPer, pingPer, callPer / floorPer, idlePerSecond,
+                    VelocityCostBenchmark.loadAverage());
+        }
+        if (generic != null) {
+            generic.close();
+        }
         velocity.close();
         redis.close();
         vertx.close().toCompletionStage().toCompletableFuture().get();
@@ -108,6 +130,17 @@ public final class VelocityInstructionsBenchmark {
             });
             sent.await();
             CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The generic-script client of this build, or null (builds before generated scripts). */
+    static VelocityScriptClient generic(Vertx vertx, Redis redis) throws Exception {
+        try {
+            return (VelocityScriptClient) VelocityScriptClient.class
+                    .getMethod("generic", Vertx.class, Redis.class, boolean.class, int.class, int.class)
+                    .invoke(null, vertx, redis, false, 10, VelocityCostBenchmark.HOT_CAP);
+        } catch (NoSuchMethodException e) {
+            return null;
         }
     }
 

@@ -32,8 +32,8 @@ final class VelocityScripts {
     static final String GENERIC_SHA = sha1(GENERIC);
     /** Plans (shapes) with a generated script; beyond it, plans are built per request and use the generic script. */
     static final int MAX_PLANS = 512;
-    /** Checks per call beyond which the generic script is used (a Lua function has at most 200 locals). */
-    static final int MAX_GENERATED_CHECKS = 150;
+    /** Checks per call beyond which the generic script is used (a Lua function has at most 250 registers: its answers plus the marker's pack arguments). */
+    static final int MAX_GENERATED_CHECKS = 60;
 
     private final ConcurrentHashMap<Long, VelocityPlan> plans = new ConcurrentHashMap<>();
     private final VelocityScriptClient client;
@@ -102,10 +102,6 @@ final class VelocityScripts {
             lua.append("set = {}\nv = redis.call('HMGET', ").append(hash).append(", '|exp'");
             for (VelocityPlan.Check c : g.checks) {
                 lua.append(", '").append(c.id).append('\'');
-                if (c.aggregate != Aggregate.DISTINCT) {
-                    lua.append(", '").append(c.id).append("|' .. ").append(cur.get(c.bucketMillis))
-                            .append(" % ").append(c.buckets + 1);
-                }
             }
             lua.append(")\n");
             int field = 2;
@@ -116,9 +112,9 @@ final class VelocityScripts {
                 switch (c.aggregate) {
                     case COUNT, SUM -> {
                         String add = c.aggregate == Aggregate.COUNT ? "1" : "tonumber(ARGV[" + arg++ + "])";
-                        lua.append(String.format(Locale.ROOT, "ringCheck(%s, '%s', %s, %d, %s, v[%d], v[%d], set)\n",
-                                hash, c.id, bucketNumber, c.buckets, add, field, field + 1));
-                        field += 2;
+                        lua.append(String.format(Locale.ROOT, "ringCheck('%s', %s, %d, %s, v[%d], set)\n",
+                                c.id, bucketNumber, c.buckets, add, field));
+                        field += 1;
                     }
                     case DISTINCT -> {
                         int m = arg++;
@@ -132,13 +128,13 @@ final class VelocityScripts {
             lua.append("writeGroup(").append(hash).append(", v[1], ").append(g.span).append(", set)\n");
             key = distinctKey;
         }
-        // the marker: straight-line for a new transaction, line by line for a retry asking new checks
-        lua.append("if write then\n  if not answered then\n    redis.call('SET', KEYS[1], ");
-        forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : " .. ").append('\'').append(c.id).append("=' .. a")
-                .append(a).append(" .. '\\n'"));
-        lua.append(", 'PX', ").append(call.markerTtl).append(")\n  else\n    local lines = {}\n");
-        forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id).append("'] then lines[#lines + 1] = '")
-                .append(c.id).append("=' .. a").append(a).append(" .. '\\n' end\n"));
+        // the marker: one pack for a new transaction, entry by entry for a retry asking new checks
+        lua.append("if write then\n  if not answered then\n    redis.call('SET', KEYS[1], pack('>B")
+                .append("c8d".repeat(call.size)).append("', 1");
+        forEachCheck(call, (c, a) -> lua.append(", '").append(c.id).append("', a").append(a));
+        lua.append("), 'PX', ").append(call.markerTtl).append(")\n  else\n    local lines = {}\n");
+        forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id)
+                .append("'] then lines[#lines + 1] = pack('>c8d', '").append(c.id).append("', a").append(a).append(") end\n"));
         lua.append("    remark(KEYS[1], prior, lines, ").append(call.markerTtl).append(")\n  end\nend\nreturn {");
         forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append('a').append(a));
         return lua.append("}\n").toString();

@@ -6,81 +6,81 @@
 --
 -- ARGV[1]     now, epoch ms, from the engine's clock
 -- ARGV[2]     "w" count this transaction, "r" read only (simulate/replay: change nothing)
--- KEYS[1]     idempotency marker of (ruleset key, transaction id): STRING "<id>=<answer>\n..."
+-- KEYS[1]     idempotency marker of (ruleset key, transaction id): STRING, byte 1 then per check
+--             answered its short id (8 bytes) and its answer (big-endian double)
 --
--- count/sum, in the group's HASH:
---   <id>       "<head> <floor> <total>": newest bucket number written, first bucket number whose slot
---              was ever written in this run of the ring, running total of buckets head-n..head
---   <id>|<r>   ring slot r = bucket number mod (n + 1): the count or sum of that bucket
+-- Numbers in Redis are packed big-endian doubles (struct.pack): parsing and formatting decimal text
+-- cost more Redis CPU than all the commands of a call (docs/adr/0006-velocity-scripts-per-plan.md).
+-- count/sum, in the group's HASH, one field per check:
+--   <id>       the ring: head (newest bucket number written), running total of buckets head-n..head,
+--              then n+1 slots, slot b mod (n+1) holding bucket b's count or sum (8 * (n+3) bytes)
 --   A query counts buckets cur-n..cur (cur = floor(now / bucket)): every event younger than the
 --   window, none older than window + one bucket. Moving the head subtracts the slots that leave.
--- distinct, in its own ZSET scored by last-seen ms; the HASH field <id> holds "<bucket of the last
---   trim> <members kept>" (stale members removed and TTL moved once per bucket, not per call). At most
---   `cap` members are kept (the oldest go first).
+-- distinct, in its own ZSET scored by last-seen ms; the HASH field <id> holds the bucket of the last
+--   trim and the members kept (16 bytes; stale members removed and TTL moved once per bucket, not per
+--   call). At most `cap` members are kept (the oldest go first).
 -- |exp        the deadline (engine ms) the HASH's TTL was set to: PEXPIRE about once per bucket.
+-- A field of another length (an older layout, another buckets-per-window) starts afresh.
 -- Returns one integer per check (sums x 10^4); a retry answers what it answered then.
-
 
 local now = tonumber(ARGV[1])
 local write = ARGV[2] == 'w'
 local cap -- members kept per distinct check: set by the main part
-local match, floor = string.match, math.floor
+local floor, rep, byte = math.floor, string.rep, string.byte
+local pack, unpackBytes = struct.pack, struct.unpack
 
--- The answers a transaction seen before got, by check id (nil for a new transaction).
+-- The answers a transaction seen before got, by check id (nil for a new transaction, or a marker
+-- of an older layout: its transaction was counted in counters this layout does not read).
 local function answersOf(prior)
-  if not prior then return nil end
+  if not prior or byte(prior, 1) ~= 1 or (#prior - 1) % 16 ~= 0 then return nil end
+  local k = (#prior - 1) / 16
+  local v = {unpackBytes('>' .. rep('c8d', k), prior, 2)}
   local answered = {}
-  for id, v in string.gmatch(prior, '([^=\n]+)=([^\n]*)\n') do answered[id] = tonumber(v) end
+  for i = 1, 2 * k, 2 do answered[v[i]] = v[i + 1] end
   return answered
 end
 
--- One count/sum check. `state` is "<head> <floor> <total>" (nil when new), `slot` the value of the
--- current bucket's slot. Moves the head to the current bucket, subtracting the buckets that leave
--- (their slots are reused), and adds this transaction. Appends its writes to `set`.
-local function ringCheck(hash, id, cur, n, add, state, slot, set)
+-- Ring formats by ring size (n + 1): head, total, n + 1 slots.
+local ringFormats = {}
+
+-- One count/sum check. `state` is its packed ring (nil when new). Moves the head to the current
+-- bucket, subtracting the buckets that leave (their slots are reused), and adds this transaction.
+-- Appends its write to `set`.
+local function ringCheck(id, cur, n, add, state, set)
   local ring = n + 1
-  local head, fl, total
-  if state then
-    head, fl, total = match(state, '^(%-?%d+) (%-?%d+) (%-?%d+)$')
-    head, fl, total = tonumber(head), tonumber(fl), tonumber(total)
+  local fmt = ringFormats[ring]
+  if not fmt then
+    fmt = '>' .. rep('d', ring + 2)
+    ringFormats[ring] = fmt
   end
-  local current = 0
+  local s
+  if state and #state == 8 * (ring + 2) then s = {unpackBytes(fmt, state)} end
+  local head, total = s and s[1], s and s[2]
   if not head or cur - head > n then
-    head, fl, total = cur, cur, 0 -- new, or idle for a whole window: nothing left to count
-  elseif cur <= head then
-    if cur < head then -- a replica behind counts into the newest bucket
-      cur = head
-      slot = redis.call('HGET', hash, id .. '|' .. (cur % ring))
-    end
-    current = tonumber(slot) or 0
+    -- new, or idle for a whole window: nothing left to count
+    s = {cur, 0}
+    for r = 3, ring + 2 do s[r] = 0 end
+    head, total = cur, 0
+  elseif cur < head then
+    cur = head -- a replica behind counts into the newest bucket
   else
-    -- the slot of the current bucket held the bucket leaving through it; skipped buckets' slots
-    -- held the others that leave (read only when the head jumps, rare for a busy value)
-    if cur - ring >= fl then total = total - (tonumber(slot) or 0) end
-    if cur - head > 1 then
-      local skipped = {}
-      for b = head + 1, cur - 1 do skipped[#skipped + 1] = id .. '|' .. (b % ring) end
-      local values = redis.call('HMGET', hash, unpack(skipped))
-      for i, b in ipairs(values) do
-        if head + i - ring >= fl then total = total - (tonumber(b) or 0) end
-        if write then
-          set[#set + 1] = skipped[i]
-          set[#set + 1] = 0
-        end
-      end
+    for b = head + 1, cur do
+      local r = b % ring + 3
+      total = total - s[r]
+      s[r] = 0
     end
   end
   local answer = total + add
   if write then
-    set[#set + 1] = id .. '|' .. (cur % ring)
-    set[#set + 1] = current + add
+    local r = cur % ring + 3
+    s[1], s[2], s[r] = cur, answer, s[r] + add
     set[#set + 1] = id
-    set[#set + 1] = cur .. ' ' .. fl .. ' ' .. answer
+    set[#set + 1] = pack(fmt, unpack(s, 1, ring + 2))
   end
   return answer
 end
 
--- One distinct check on its ZSET. `state` is "<bucket of the last trim> <members kept>": members
+-- One distinct check on its ZSET. `state` packs the bucket of the last trim and the members kept: members
 -- are counted as they are added and removed, so a call costs one ZADD; stale members leave at the
 -- first call of each bucket (ZREMRANGEBYSCORE), so the answer counts members seen within the window
 -- plus at most one bucket (the count/sum bound). Read-only calls count exactly (ZCOUNT).
@@ -97,10 +97,7 @@ local function distinctCheck(key, id, cur, n, bucket, member, state, set)
     return live
   end
   local trimmed, size
-  if state then
-    trimmed, size = match(state, '^(%-?%d+) (%d+)$')
-    trimmed, size = tonumber(trimmed), tonumber(size)
-  end
+  if state and #state == 16 then trimmed, size = unpackBytes('>dd', state) end
   local changed, trimmedNow = false, false
   if not trimmed or cur > trimmed then
     if not trimmed or cur - trimmed > n then
@@ -123,7 +120,7 @@ local function distinctCheck(key, id, cur, n, bucket, member, state, set)
   end
   if changed then
     set[#set + 1] = id
-    set[#set + 1] = trimmed .. ' ' .. size
+    set[#set + 1] = pack('>dd', trimmed, size)
   end
   if size > cap then return cap end
   return size
@@ -146,8 +143,8 @@ local function writeGroup(hash, exp, span, set)
   end
 end
 
--- The marker of a transaction seen before (`prior`, answers by id in `answered`) that gets new
--- checks (the ruleset changed since): its lines plus the new ones. `lines` holds "<id>=<answer>\n".
+-- The marker of a transaction seen before (`prior`) that gets new checks (the ruleset changed
+-- since): its entries plus the new ones (`lines`: pack('>c8d', id, answer) each).
 local function remark(marker, prior, lines, ttl)
   if #lines > 0 then
     redis.call('SET', marker, prior .. table.concat(lines), 'PX', ttl)

@@ -2,7 +2,7 @@
 -- from the arguments, for plans that have no generated script (VelocityScripts: their cache is full,
 -- or a plan that cannot be cached). Same keys, fields and answers as a generated script.
 --
--- KEYS[1]     idempotency marker; then, per group (one dimension value): its velocity HASH,
+-- KEYS[1]     idempotency marker (velocity-functions.lua); then, per group (one dimension value): its velocity HASH,
 --             followed by one ZSET per distinct check of the group, in check order
 -- ARGV[1], ARGV[2]  now, mode (velocity-functions.lua)
 -- ARGV[3]     marker TTL ms
@@ -18,7 +18,7 @@ local byte, sub = string.byte, string.sub
 local DISTINCT = 100 -- 'd'
 
 -- One group (the checks on one dimension value), starting at ARGV[a] and KEYS[keyAt]: reads the
--- states of its checks and the current slots with one HMGET, answers, writes with one HSET.
+-- states of its checks with one HMGET, answers, writes with one HSET.
 -- Returns the next ARGV and KEYS positions.
 local function runGroup(a, keyAt, answered, out, marks)
   local hash = KEYS[keyAt]
@@ -27,15 +27,8 @@ local function runGroup(a, keyAt, answered, out, marks)
   local fields, asked = {'|exp'}, 0
   for p = first, last, 3 do
     local id = ARGV[p]
-    if not (answered and answered[id]) then
-      asked = asked + 1
-      fields[#fields + 1] = id
-      if byte(ARGV[p + 2], 1) ~= DISTINCT then
-        local spec = tonumber(ARGV[p + 1])
-        local n = spec % 1024
-        fields[#fields + 1] = id .. '|' .. (floor(now / ((spec - n) / 1024)) % (n + 1))
-      end
-    end
+    fields[#fields + 1] = id
+    if not (answered and answered[id]) then asked = asked + 1 end
   end
   local values = asked > 0 and redis.call('HMGET', hash, unpack(fields)) or nil
   local j, set, distinctKey = 2, {}, keyAt + 1
@@ -55,13 +48,12 @@ local function runGroup(a, keyAt, answered, out, marks)
       if kind == DISTINCT then
         local member = #value > 1 and sub(value, 2) or nil
         answer = distinctCheck(key, id, cur, n, bucket, member, values[j], set)
-        j = j + 1
       else
-        answer = ringCheck(hash, id, cur, n, kind == 99 and 1 or tonumber(sub(value, 2)), values[j], values[j + 1], set)
-        j = j + 2
+        answer = ringCheck(id, cur, n, kind == 99 and 1 or tonumber(sub(value, 2)), values[j], set)
       end
-      if write then marks[#marks + 1] = id .. '=' .. answer .. '\n' end
+      if write then marks[#marks + 1] = pack('>c8d', id, answer) end
     end
+    j = j + 1
     out[#out + 1] = answer
   end
 
@@ -78,7 +70,7 @@ local function main()
     a, keyAt = runGroup(a, keyAt, answered, out, marks)
   end
   if #marks > 0 then
-    redis.call('SET', KEYS[1], (prior or '') .. table.concat(marks), 'PX', ARGV[3])
+    redis.call('SET', KEYS[1], (answered and prior or '\1') .. table.concat(marks), 'PX', ARGV[3])
   end
   return out
 end

@@ -149,11 +149,12 @@ public final class VelocityInstructionsBenchmark {
     }
 
     /**
-     * The native commands of one CARD_AUTH v2 call on the running-windows layout (ADR 0005), without
-     * a script: GET marker; per dimension value HMGET of |exp, each count/sum check's state and
-     * current slot, each distinct check's state; HSET of each count/sum check's slot and state; ZADD
-     * per distinct check; SET marker PX. Values are plausible, not computed: this is the work Redis
-     * cannot avoid whatever runs the logic.
+     * The native commands of one CARD_AUTH v2 call on the layout of ADR 0006, without a script: GET
+     * marker; per dimension value HMGET of |exp and each check's field; HSET of each count/sum check's
+     * ring (8 * 13 bytes); ZADD per distinct check; SET marker PX (1 + 16 bytes per check). Values are
+     * plausible, not computed: this is the work Redis cannot avoid whatever runs the logic.
+     * ({@code bench.instr.floor=adr5}: ADR 0005's fields, a state and the current slot per count/sum
+     * check, as text.)
      */
     static List<Request> nativeCommands(VelocityRequest request, long now) {
         Map<String, List<VelocityCheck>> byHash = new LinkedHashMap<>();
@@ -178,9 +179,13 @@ public final class VelocityInstructionsBenchmark {
                 String id = VelocityKeys.wireId(c);
                 answers.append(id).append("=7\n");
                 read.arg(id);
+                boolean adr5 = "adr5".equals(System.getProperty("bench.instr.floor"));
                 if (c.aggregate() == Aggregate.DISTINCT) {
                     writes.add(Request.cmd(Command.ZADD).arg(VelocityKeys.distinctKey(e.getKey(), rs, id))
                             .arg("GT").arg(now).arg(c.distinctValue()));
+                } else if (!adr5) {
+                    write.arg(id).arg(RING);
+                    written = true;
                 } else {
                     long bucket = c.windowSeconds() * 100L;
                     String slot = id + '|' + ((now / bucket) % 11);
@@ -194,10 +199,15 @@ public final class VelocityInstructionsBenchmark {
                 writes.add(write);
             }
         }
-        writes.add(Request.cmd(Command.SET).arg(marker).arg(answers.toString()).arg("PX").arg(90_000_000));
+        writes.add(Request.cmd(Command.SET).arg(marker)
+                .arg("adr5".equals(System.getProperty("bench.instr.floor")) ? answers.toString() : MARKER)
+                .arg("PX").arg(90_000_000));
         reads.addAll(writes);
         return reads;
     }
+
+    static final String RING = "r".repeat(8 * 13);
+    static final String MARKER = "m".repeat(1 + 16 * 10);
 
     interface Work {
         void run() throws Exception;

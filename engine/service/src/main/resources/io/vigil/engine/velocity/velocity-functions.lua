@@ -40,43 +40,42 @@ local function answersOf(prior)
   return answered
 end
 
--- Ring formats by ring size (n + 1): head, total, n + 1 slots.
-local ringFormats = {}
+local ZERO = pack('>d', 0)
 
--- One count/sum check. `state` is its packed ring (nil when new). Moves the head to the current
--- bucket, subtracting the buckets that leave (their slots are reused), and adds this transaction.
--- Appends its write to `set`.
+-- One count/sum check. `state` is its packed ring (nil when new): head and running total (16 bytes),
+-- then slot r (0..n) at byte 17 + 8r. Moves the head to the current bucket, subtracting the buckets
+-- that leave (their slots are reused, zeroed), and adds this transaction. Appends its write to
+-- `set`. Only the slots it touches are unpacked; the rest of the ring is copied as bytes.
 local function ringCheck(id, cur, n, add, state, set)
   local ring = n + 1
-  local fmt = ringFormats[ring]
-  if not fmt then
-    fmt = '>' .. rep('d', ring + 2)
-    ringFormats[ring] = fmt
-  end
-  local s
-  if state and #state == 8 * (ring + 2) then s = {unpackBytes(fmt, state)} end
-  local head, total = s and s[1], s and s[2]
+  local head, total
+  if state and #state == 8 * (ring + 2) then head, total = unpackBytes('>dd', state) end
+  local moved -- buckets the head moves (nil: a new ring)
   if not head or cur - head > n then
-    -- new, or idle for a whole window: nothing left to count
-    s = {cur, 0}
-    for r = 3, ring + 2 do s[r] = 0 end
-    head, total = cur, 0
-  elseif cur < head then
-    cur = head -- a replica behind counts into the newest bucket
+    total = 0 -- new, or idle for a whole window: nothing left to count
+  elseif cur <= head then
+    cur, moved = head, 0 -- the same bucket; a replica behind counts into the newest bucket
   else
-    for b = head + 1, cur do
-      local r = b % ring + 3
-      total = total - s[r]
-      s[r] = 0
-    end
+    moved = cur - head
+    for b = head + 1, cur do total = total - unpackBytes('>d', state, 17 + 8 * (b % ring)) end
   end
   local answer = total + add
-  if write then
-    local r = cur % ring + 3
-    s[1], s[2], s[r] = cur, answer, s[r] + add
-    set[#set + 1] = id
-    set[#set + 1] = pack(fmt, unpack(s, 1, ring + 2))
+  if not write then return answer end
+  local r = cur % ring
+  local at = 17 + 8 * r
+  local body
+  if not moved then
+    body = rep(ZERO, r) .. pack('>d', add) .. rep(ZERO, ring - r - 1)
+  elseif moved == 0 then
+    body = state:sub(17, at - 1) .. pack('>d', unpackBytes('>d', state, at) + add) .. state:sub(at + 8)
+  elseif r - moved + 1 >= 0 then -- slots r-moved+1 .. r leave: zero them, r gets this transaction
+    body = state:sub(17, at - 8 * moved + 7) .. rep(ZERO, moved - 1) .. pack('>d', add) .. state:sub(at + 8)
+  else -- they wrap around the ring's end
+    local tail = moved - r - 1
+    body = rep(ZERO, r) .. pack('>d', add) .. state:sub(at + 8, 16 + 8 * (ring - tail)) .. rep(ZERO, tail)
   end
+  set[#set + 1] = id
+  set[#set + 1] = pack('>dd', cur, answer) .. body
   return answer
 end
 

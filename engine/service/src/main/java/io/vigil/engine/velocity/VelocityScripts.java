@@ -132,7 +132,8 @@ final class VelocityScripts {
         lua.append("if write then\n  if not answered then\n    redis.call('SET', KEYS[1], pack('>B")
                 .append("c8d".repeat(call.size)).append("', 1");
         forEachCheck(call, (c, a) -> lua.append(", '").append(c.id).append("', a").append(a));
-        lua.append("), 'PX', ").append(call.markerTtl).append(")\n  else\n    local lines = {}\n");
+        // numbers as string literals: Redis prints a Lua number argument with %.17g on every call
+        lua.append("), 'PX', '").append(call.markerTtl).append("')\n  else\n    local lines = {}\n");
         forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id)
                 .append("'] then lines[#lines + 1] = pack('>c8d', '").append(c.id).append("', a").append(a).append(") end\n"));
         lua.append("    remark(KEYS[1], prior, lines, ").append(call.markerTtl).append(")\n  end\nend\nreturn {");

@@ -106,7 +106,8 @@ local function distinctCheck(key, id, cur, n, bucket, member, state, set)
     if size < 0 then size = 0 end
     trimmed, changed, trimmedNow = cur, true, true
   end
-  local added = member and redis.call('ZADD', key, 'GT', now, member) == 1
+  -- now as the engine sent it (ARGV[1]): a Lua number argument is printed with %.17g on every call
+  local added = member and redis.call('ZADD', key, 'GT', ARGV[1], member) == 1
   if added then
     size, changed = size + 1, true
     if size > cap then

@@ -26,12 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Answers a {@link VelocityRequest} with the velocity script (velocity.lua): non-blocking, one
- * EVALSHA per call, the script loaded again on NOSCRIPT.
+ * Answers a {@link VelocityRequest} with velocity scripts: non-blocking, one EVALSHA per call of the
+ * request's plan ({@link VelocityPlan}, built once per request shape), with the script generated for
+ * that plan ({@link VelocityScripts}; the generic velocity.lua beyond the cache), sent again as EVAL
+ * on NOSCRIPT.
  *
- * <p>Layout (docs/adr/0005-velocity-running-windows.md): per (dimension value, ruleset key) one HASH
- * with, per count/sum check, a running total and a ring of bucket slots, and per distinct check one
- * sorted set of members by last-seen time. The script reads and writes only the fields of the checks
+ * <p>Layout (docs/adr/0005-velocity-running-windows.md, 0006-velocity-scripts-per-plan.md): per
+ * (dimension value, ruleset key) one HASH with, per count/sum check, one packed field (a running total
+ * and a ring of bucket slots), and per distinct check one sorted set of members by last-seen time. The script reads and writes only the fields of the checks
  * it is asked, so its Redis work grows with the number of checks, not with a card's history.
  *
  * <p>Standalone Redis: one call answers every check of the transaction, and the calls of one

@@ -425,6 +425,30 @@ abstract class VelocityScriptContract {
     }
 
     @Test
+    void generatedAndGenericScriptsShareOneLayout() {
+        // a shape beyond the plan cache runs the generic script on the same fields, sets and markers
+        VelocityScriptClient generic = VelocityScriptClient.generic(vertx, shared, cluster(), 10,
+                VelocityScriptClient.DEFAULT_DISTINCT_CAP);
+        try {
+            VelocityCheck c = count("card-5m", "card-G", 300);
+            VelocityCheck s = sum("amt-5m", "card-G", 300, 10);
+            for (int i = 0; i < 6; i++) {
+                VelocityScriptClient which = i % 2 == 0 ? client : generic;
+                VelocityRequest r = new VelocityRequest("txn-g" + i, List.of(c, s,
+                        distinct("merch-5m", "card-G", 300, "m-" + (i % 3))), false);
+                assertThat(join(which.run(r, T0 + i * 40_000L))).containsExactly(i + 1, 10.0 * (i + 1), Math.min(i + 1, 3));
+            }
+            // a retry answered by the other script: its original answers, nothing counted again
+            VelocityRequest retry = new VelocityRequest("txn-g1", List.of(c, s, distinct("merch-5m", "card-G", 300, "m-1")), false);
+            assertThat(join(client.run(retry, T0 + 250_000))).containsExactly(2, 20, 2);
+            assertThat(join(generic.run(new VelocityRequest("txn-g0", List.of(c), false), T0 + 250_001))).containsExactly(1);
+            assertThat(run("peek", T0 + 250_002, true, c)[0]).isEqualTo(7);
+        } finally {
+            generic.close();
+        }
+    }
+
+    @Test
     void readOnlyChangesNothing() {
         VelocityCheck c = count("card-5m", "card-O", 300);
         VelocityCheck d = distinct("merch-5m", "card-O", 300, "m-1");

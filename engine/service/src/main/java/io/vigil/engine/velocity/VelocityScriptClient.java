@@ -33,8 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Layout (docs/adr/0005-velocity-running-windows.md, 0006-velocity-scripts-per-plan.md): per
  * (dimension value, ruleset key) one HASH with, per count/sum check, one packed field (a running total
- * and a ring of bucket slots), and per distinct check one sorted set of members by last-seen time. The script reads and writes only the fields of the checks
- * it is asked, so its Redis work grows with the number of checks, not with a card's history.
+ * and a ring of bucket slots), and per distinct check one sorted set of members by last-seen time.
+ * The script reads and writes only the fields of the checks it is asked, so its Redis work grows with
+ * the number of checks, not with a card's history.
  *
  * <p>Standalone Redis: one call answers every check of the transaction, and the calls of one
  * event-loop turn are written together. Redis Cluster: the keys of one script call must live in one

@@ -11,6 +11,13 @@
 # 30,000 with 3 checks, deterministic, on a simulated clock; prints one Markdown table row. To compare
 # with another build of the engine, put its engine/service/target/classes first:
 #   BENCH_COST_CLASSES=/path/to/other/classes environments/local/bin/bench-velocity.sh cost
+#   environments/local/bin/bench-velocity.sh instructions         # Redis instructions per call (callgrind)
+#
+# "instructions" (VelocityInstructionsBenchmark): redis-server under valgrind's callgrind, hot-card
+# steady state filled with instrumentation off, then instructions (Ir) per call for the velocity
+# client, the same keys' native commands pipelined without a script (the floor), and PING (the
+# baseline subtracted from both). Repeatable whatever else runs on the machine. BENCH_COST_CLASSES
+# works here too (compare builds); BENCH_INSTR_CALLS (default 2048) calls are counted.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -29,6 +36,30 @@ CP_FILE=engine/service/target/bench-classpath.txt
 $MVN -pl engine/service dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$ROOT/$CP_FILE"
 CP="engine/service/target/test-classes:engine/service/target/classes:$(cat "$CP_FILE")"
 mkdir -p .local/bench
+if [ "${1:-}" = "instructions" ]; then
+  command -v valgrind >/dev/null 2>&1 || {
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
+  }
+  DIR=$(mktemp -d)
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # hz 1: the idle cron's instructions stay negligible next to the calls'
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$DIR/callgrind.out" \
+    "$(command -v redis-server)" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --hz 1 \
+    --dir "$DIR" --maxmemory-policy noeviction >"$DIR/redis.log" 2>&1 &
+  VG=$!
+  trap 'kill $VG 2>/dev/null; wait $VG 2>/dev/null; rm -rf "$DIR"' EXIT
+  for _ in $(seq 1 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.2; done
+  echo "| Build | velocity call: Ir per call (net of PING) | floor: native commands, Ir per call (net) | PING Ir | call / floor | idle Ir per s | load |"
+  echo "|---|---|---|---|---|---|---|"
+  "$JAVA_HOME/bin/java" -Xmx1g \
+    -cp "engine/service/target/test-classes:${BENCH_COST_CLASSES:+$BENCH_COST_CLASSES:}engine/service/target/classes:$(cat "$CP_FILE")" \
+    -Dbench.instr.label="${BENCH_COST_LABEL:-${BENCH_COST_CLASSES:-current}}" \
+    -Dbench.instr.port="$PORT" -Dbench.instr.pid="$VG" \
+    -Dbench.instr.calls="${BENCH_INSTR_CALLS:-2048}" \
+    io.vigil.engine.velocity.bench.VelocityInstructionsBenchmark
+  exit 0
+fi
 if [ "${1:-}" = "cost" ]; then
   echo "| Build | 10 checks: wall µs/call | Redis CPU µs/call | commands/call | 3 checks: wall µs/call | Redis CPU µs/call | commands/call | used_memory after the 100,000 | keys | hot cards: Redis CPU µs/call one by one / batched | commands/call | used_memory per hot card (all keys, markers included) | seconds | load |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -12,12 +12,12 @@ import java.util.HexFormat;
  * Redis key and field names of velocity state and idempotency markers (docs/velocity.md, "Keys").
  *
  * <pre>
- * vel:{card_hash:abc}:CARD_AUTH                      HASH: every velocity check of ruleset CARD_AUTH on that card
- *   card-5min-velocity:300s:count|1800000000000      -> 3        (count of the bucket starting then)
- *   card-24h-amount:86400s:sum|1799996400000         -> 120.5    (sum of the bucket)
- *   card-1h-merchants:3600s:distinct|m-17            -> 1800000012345 (member m-17 last seen then)
- *   |exp                                             -> deadline (engine ms) the key's TTL was set to
- * veltx:{card_hash:abc}:CARD_AUTH:txn-7c1e           STRING: "check id=value\n" answered to that transaction
+ * vel:{card_hash:abc}:CARD_AUTH              HASH: every velocity check of ruleset CARD_AUTH on that card
+ *   Xq3a9LkP                                 -> a count/sum check's packed ring (head, total, slots)
+ *   b81Kz0_e                                 -> a distinct check's packed state (last trim, members kept)
+ *   |exp                                     -> deadline (engine ms) the key's TTL was set to
+ * veld:{card_hash:abc}:CARD_AUTH:b81Kz0_e    ZSET: the distinct check's members by last-seen ms
+ * veltx:{card_hash:abc}:CARD_AUTH:txn-7c1e   STRING: the answers given to that transaction (packed)
  * </pre>
  *
  * The hash tag is the dimension and its value, so every key about one card (or device, ...) is in

@@ -4,188 +4,234 @@ import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
- * The script calls of one {@link VelocityRequest}, built once per request: its checks grouped by
- * velocity hash (dimension value and ruleset key), groups in order of first use, and which groups go
- * in which call. Standalone: one call per ruleset key (the engine only sends one); cluster: one call
- * per group, since a call's keys must share a slot. A check asked twice in one hash (same rule id,
- * window and aggregate) is sent once and answered like its first.
+ * The script calls of one shape of {@link VelocityRequest}: its checks (ruleset key, rule, dimension,
+ * window, aggregate, in request order) grouped by velocity hash, and which groups go in which call.
+ * Built once per shape and cached by {@link VelocityPlans} (a ruleset version has a few shapes: which
+ * of its dimensions a transaction carries), like envoy ratelimit's per-descriptor cache keys: per
+ * request only the values (dimension values, amounts, members, the transaction id) are encoded.
+ *
+ * <p>Standalone: one call per ruleset key (the engine only sends one); cluster: one call per group,
+ * since a call's keys must share a slot. A check asked twice in one hash (same rule id, window and
+ * aggregate) is sent once and answered like its first.
  */
 final class VelocityPlan {
 
-    /** The checks on one dimension value of one ruleset key. */
+    /** One check as a call sends it: the first request position asking it, and its constants. */
+    static final class Check {
+        /** Position in the request (the first, when the request asks it twice). */
+        final int index;
+        final String id;
+        final Aggregate aggregate;
+        final long bucketMillis;
+        final int buckets;
+        /** Distinct only: the set's key after the value, {@code }:<ruleset>:<id>} (else null). */
+        final String distinctKeySuffix;
+
+        Check(int index, String id, Aggregate aggregate, long bucketMillis, int buckets, String rulesetKey) {
+            this.index = index;
+            this.id = id;
+            this.aggregate = aggregate;
+            this.bucketMillis = bucketMillis;
+            this.buckets = buckets;
+            this.distinctKeySuffix = aggregate == Aggregate.DISTINCT ? "}:" + rulesetKey + ':' + id : null;
+        }
+
+        long windowMillis() {
+            return bucketMillis * buckets;
+        }
+    }
+
+    /** The checks on one dimension value of one ruleset key: one velocity hash. */
     static final class Group {
-        final String tag;
         final String rulesetKey;
-        final String hashKey;
-        /** Indexes of the request's checks in this group (distinct ids only), and their check ids. */
-        final int[] checks;
-        final String[] ids;
-        int size;
+        final String dimension;
+        final List<Check> checks = new ArrayList<>();
+        /** How long the hash must live after a write: its longest window plus that window's bucket. */
+        long span;
         int distincts;
 
-        Group(String tag, String rulesetKey, int capacity) {
-            this.tag = tag;
+        Group(String rulesetKey, String dimension) {
             this.rulesetKey = rulesetKey;
-            this.hashKey = VelocityKeys.velocityKey(tag, rulesetKey);
-            this.checks = new int[capacity];
-            this.ids = new String[capacity];
+            this.dimension = dimension;
         }
 
-        /** The request index of the check with this id in the group, or -1 (a group holds a few checks). */
-        int indexOf(String id) {
-            for (int k = 0; k < size; k++) {
-                if (ids[k].equals(id)) {
-                    return checks[k];
+        /** The hash tag of this group in {@code request}. */
+        String tag(VelocityRequest request) {
+            return VelocityKeys.tag(dimension, request.checks().get(checks.get(0).index).dimensionValue());
+        }
+
+        Check find(String id) {
+            for (Check c : checks) {
+                if (c.id.equals(id)) {
+                    return c;
                 }
             }
-            return -1;
+            return null;
         }
+    }
 
-        /** How long the hash must live after a write: its longest window plus that window's bucket. */
-        long span(VelocityScriptClient client, List<VelocityCheck> all) {
-            long span = 0;
-            for (int k = 0; k < size; k++) {
-                long window = all.get(checks[k]).windowSeconds() * 1000L;
-                span = Math.max(span, window + client.bucketMillis(window));
+    /** One atomic script call: groups whose keys share a slot (all of them on a standalone Redis). */
+    static final class Call {
+        final List<Group> groups;
+        /** Keys: the marker, then per group its hash and its distinct sets. */
+        final int keys;
+        /** The marker lives as long as the longest window of the call plus its bucket. */
+        final long markerTtl;
+        /** Checks answered (repeats not included). */
+        final int size;
+        /** The generated script (VelocityScripts) and its SHA-1; null: the generic script. */
+        String script;
+        String sha;
+
+        Call(List<Group> groups) {
+            this.groups = groups;
+            int keys = 1;
+            long ttl = 0;
+            int size = 0;
+            for (Group g : groups) {
+                keys += 1 + g.distincts;
+                ttl = Math.max(ttl, g.span);
+                size += g.checks.size();
             }
-            return span;
+            this.keys = keys;
+            this.markerTtl = ttl;
+            this.size = size;
         }
     }
 
-    private final VelocityRequest request;
-    private final Group[] groups;
-    private final int groupCount;
-    /** Group index where each call starts; callStarts[calls] == groupCount. */
-    private final int[] callStarts;
-    private final int calls;
-    /** For a repeated check: the index of the check it repeats, else -1 (null when none). */
-    private final int[] sameAs;
+    /** The request positions' checks (a repeat points at the check it repeats). */
+    private final Check[] byPosition;
+    /** The request this plan was built from: its checks' identities are the plan's shape. */
+    private final List<VelocityCheck> shape;
+    /** Per position, the group whose dimension value it must share (values are checked per request). */
+    private final Group[] groupOf;
+    final List<Group> groups;
+    final List<Call> calls;
+    private final boolean repeats;
 
-    private VelocityPlan(VelocityRequest request, Group[] groups, int groupCount, int[] callStarts, int calls,
-                         int[] sameAs) {
-        this.request = request;
+    private VelocityPlan(List<VelocityCheck> shape, Check[] byPosition, Group[] groupOf, List<Group> groups,
+                         List<Call> calls, boolean repeats) {
+        this.shape = shape;
+        this.byPosition = byPosition;
+        this.groupOf = groupOf;
         this.groups = groups;
-        this.groupCount = groupCount;
-        this.callStarts = callStarts;
         this.calls = calls;
-        this.sameAs = sameAs;
+        this.repeats = repeats;
     }
 
-    static VelocityPlan of(VelocityRequest request, boolean cluster) {
+    /**
+     * The plan of {@code request}'s shape: checks grouped by ruleset key and dimension value (groups
+     * in order of first use); standalone, groups of one ruleset key in one call.
+     */
+    static VelocityPlan of(VelocityRequest request, boolean cluster, VelocityScriptClient buckets) {
         List<VelocityCheck> checks = request.checks();
         int n = checks.size();
-        Group[] groups = new Group[n];
-        int count = 0;
-        Map<String, Group> byHash = new HashMap<>();
-        int[] sameAs = null;
+        Check[] byPosition = new Check[n];
+        Group[] groupOf = new Group[n];
+        List<Group> groups = new ArrayList<>();
+        boolean repeats = false;
         for (int i = 0; i < n; i++) {
             VelocityCheck c = checks.get(i);
-            String tag = VelocityKeys.tag(c.dimension(), c.dimensionValue());
-            String hashKey = VelocityKeys.velocityKey(tag, c.rulesetKey());
-            Group group = byHash.get(hashKey);
-            if (group == null) {
-                group = new Group(tag, c.rulesetKey(), n);
-                byHash.put(hashKey, group);
-                groups[count++] = group;
-            }
-            String id = VelocityKeys.wireId(c);
-            int first = group.indexOf(id);
-            if (first >= 0) {
-                if (sameAs == null) {
-                    sameAs = new int[n];
-                    java.util.Arrays.fill(sameAs, -1);
+            Group group = null;
+            for (Group g : groups) {
+                VelocityCheck first = checks.get(g.checks.get(0).index);
+                if (g.rulesetKey.equals(c.rulesetKey()) && g.dimension.equals(c.dimension())
+                        && first.dimensionValue().equals(c.dimensionValue())) {
+                    group = g;
+                    break;
                 }
-                sameAs[i] = first;
+            }
+            if (group == null) {
+                group = new Group(c.rulesetKey(), c.dimension());
+                groups.add(group);
+            }
+            groupOf[i] = group;
+            String id = VelocityKeys.wireId(c);
+            Check same = group.find(id);
+            if (same != null) {
+                byPosition[i] = same;
+                repeats = true;
                 continue;
             }
-            group.checks[group.size] = i;
-            group.ids[group.size] = id;
-            group.size++;
+            long window = c.windowSeconds() * 1000L;
+            int nb = buckets.bucketsIn(window);
+            Check check = new Check(i, id, c.aggregate(), window / nb, nb, c.rulesetKey());
+            byPosition[i] = check;
+            group.checks.add(check);
+            group.span = Math.max(group.span, window + window / nb);
             if (c.aggregate() == Aggregate.DISTINCT) {
                 group.distincts++;
             }
         }
-        // calls: cluster one per group; standalone one per ruleset key (groups sorted by it, stable)
-        int[] starts = new int[count + 1];
-        int calls = 0;
+        List<Call> calls = new ArrayList<>();
         if (cluster) {
-            for (int g = 0; g <= count; g++) {
-                starts[g] = g;
+            for (Group g : groups) {
+                calls.add(new Call(List.of(g)));
             }
-            calls = count;
         } else {
-            sortByRulesetKey(groups, count);
-            for (int g = 0; g < count; g++) {
-                if (g == 0 || !groups[g].rulesetKey.equals(groups[g - 1].rulesetKey)) {
-                    starts[calls++] = g;
-                }
+            // one call per ruleset key, in order of first use
+            List<Group> left = new ArrayList<>(groups);
+            while (!left.isEmpty()) {
+                String key = left.get(0).rulesetKey;
+                List<Group> same = new ArrayList<>();
+                left.removeIf(g -> g.rulesetKey.equals(key) && same.add(g));
+                calls.add(new Call(same));
             }
-            starts[calls] = count;
         }
-        return new VelocityPlan(request, groups, count, starts, calls, sameAs);
+        return new VelocityPlan(List.copyOf(checks), byPosition, groupOf, List.copyOf(groups), List.copyOf(calls),
+                repeats);
     }
 
-    /** Insertion sort, stable: groups are few, and nearly always of one ruleset key already. */
-    private static void sortByRulesetKey(Group[] groups, int count) {
-        for (int i = 1; i < count; i++) {
-            Group g = groups[i];
-            int j = i - 1;
-            while (j >= 0 && groups[j].rulesetKey.compareTo(g.rulesetKey) > 0) {
-                groups[j + 1] = groups[j];
-                j--;
+    /** A hash of the request's shape (what {@link #fits} compares): no allocation. */
+    static long shapeHash(VelocityRequest request) {
+        long h = 17;
+        for (VelocityCheck c : request.checks()) {
+            h = h * 31 + c.rulesetKey().hashCode();
+            h = h * 31 + c.ruleId().hashCode();
+            h = h * 31 + c.dimension().hashCode();
+            h = h * 31 + c.windowSeconds();
+            h = h * 31 + c.aggregate().ordinal();
+        }
+        return h;
+    }
+
+    /**
+     * True when {@code request} has this plan's shape: the same checks in the same order, and the
+     * checks this plan groups together carry one dimension value (they do in the engine: one value per
+     * dimension and transaction).
+     */
+    boolean fits(VelocityRequest request) {
+        List<VelocityCheck> checks = request.checks();
+        if (checks.size() != shape.size()) {
+            return false;
+        }
+        for (int i = 0; i < checks.size(); i++) {
+            VelocityCheck c = checks.get(i);
+            VelocityCheck s = shape.get(i);
+            if (c.windowSeconds() != s.windowSeconds() || c.aggregate() != s.aggregate()
+                    || !c.ruleId().equals(s.ruleId()) || !c.rulesetKey().equals(s.rulesetKey())
+                    || !c.dimension().equals(s.dimension())) {
+                return false;
             }
-            groups[j + 1] = g;
+            int first = groupOf[i].checks.get(0).index;
+            if (first != i && !c.dimensionValue().equals(checks.get(first).dimensionValue())) {
+                return false;
+            }
         }
-    }
-
-    VelocityRequest request() {
-        return request;
-    }
-
-    int calls() {
-        return calls;
-    }
-
-    int firstGroup(int call) {
-        return callStarts[call];
-    }
-
-    /** Exclusive. */
-    int lastGroup(int call) {
-        return callStarts[call + 1];
-    }
-
-    Group group(int g) {
-        return groups[g];
-    }
-
-    int groups() {
-        return groupCount;
-    }
-
-    /** Checks answered by one call (repeats not included). */
-    int checksIn(int call) {
-        int size = 0;
-        for (int g = firstGroup(call); g < lastGroup(call); g++) {
-            size += groups[g].size;
-        }
-        return size;
+        return true;
     }
 
     /** Gives every repeated check the answer of the check it repeats. */
-    void copyDuplicates(double[] values) {
-        if (sameAs == null) {
+    void copyRepeats(double[] values) {
+        if (!repeats) {
             return;
         }
-        for (int i = 0; i < sameAs.length; i++) {
-            if (sameAs[i] >= 0) {
-                values[i] = values[sameAs[i]];
-            }
+        for (int i = 0; i < byPosition.length; i++) {
+            values[i] = values[byPosition[i].index];
         }
     }
 }

@@ -16,14 +16,7 @@ import io.vigil.rules.velocity.Aggregate;
 import io.vigil.rules.velocity.VelocityCheck;
 import io.vigil.rules.velocity.VelocityRequest;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -33,13 +26,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Answers a {@link VelocityRequest} with the velocity script (velocity.lua): non-blocking, one
- * EVALSHA per call, the script loaded again on NOSCRIPT.
+ * Answers a {@link VelocityRequest} with velocity scripts: non-blocking, one EVALSHA per call of the
+ * request's plan ({@link VelocityPlan}, built once per request shape), with the script generated for
+ * that plan ({@link VelocityScripts}; the generic velocity.lua beyond the cache), sent again as EVAL
+ * on NOSCRIPT.
  *
- * <p>Layout (docs/adr/0005-velocity-running-windows.md): per (dimension value, ruleset key) one HASH
- * with, per count/sum check, a running total and a ring of bucket slots, and per distinct check one
- * sorted set of members by last-seen time. The script reads and writes only the fields of the checks
- * it is asked, so its Redis work grows with the number of checks, not with a card's history.
+ * <p>Layout (docs/adr/0005-velocity-running-windows.md, 0006-velocity-scripts-per-plan.md): per
+ * (dimension value, ruleset key) one HASH with, per count/sum check, one packed field (a running total
+ * and a ring of bucket slots), and per distinct check one sorted set of members by last-seen time.
+ * The script reads and writes only the fields of the checks it is asked, so its Redis work grows with
+ * the number of checks, not with a card's history.
  *
  * <p>Standalone Redis: one call answers every check of the transaction, and the calls of one
  * event-loop turn are written together. Redis Cluster: the keys of one script call must live in one
@@ -53,9 +49,9 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class VelocityScriptClient {
 
-    /** The Lua source, shipped as a resource next to this class. */
-    public static final String SCRIPT = loadScript();
-    public static final String SCRIPT_SHA = sha1(SCRIPT);
+    /** The generic script (velocity-functions.lua + velocity.lua): plans without a generated one, and the probe. */
+    public static final String SCRIPT = VelocityScripts.GENERIC;
+    public static final String SCRIPT_SHA = VelocityScripts.GENERIC_SHA;
     /** Members kept per distinct check when none is configured ({@code vigil.velocity.distinct-cap}). */
     public static final int DEFAULT_DISTINCT_CAP = 1000;
 
@@ -65,6 +61,7 @@ public final class VelocityScriptClient {
     private final int bucketsPerWindow;
     private final int distinctCap;
     private final LongAdder keysTouched = new LongAdder();
+    private final VelocityScripts scripts;
     private final AtomicReference<Future<RedisConnection>> clusterConnection = new AtomicReference<>();
     /** One {@link Turn} per event-loop thread. */
     private final ThreadLocal<Turn> turns = ThreadLocal.withInitial(Turn::new);
@@ -82,6 +79,17 @@ public final class VelocityScriptClient {
      * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
     public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap) {
+        this(vertx, redis, cluster, bucketsPerWindow, distinctCap, true);
+    }
+
+    /** A client that sends every call to the generic script (benchmarks compare it with generated scripts). */
+    public static VelocityScriptClient generic(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
+                                               int distinctCap) {
+        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, false);
+    }
+
+    private VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap,
+                                 boolean generated) {
         if (bucketsPerWindow < 10 || bucketsPerWindow > 1000) {
             throw new IllegalArgumentException("vigil.velocity.buckets-per-window must be 10..1000, got " + bucketsPerWindow);
         }
@@ -93,6 +101,7 @@ public final class VelocityScriptClient {
         this.cluster = cluster;
         this.bucketsPerWindow = bucketsPerWindow;
         this.distinctCap = distinctCap;
+        this.scripts = new VelocityScripts(this, cluster, generated);
     }
 
     /**
@@ -129,25 +138,26 @@ public final class VelocityScriptClient {
      * the caller's deadline bounds the wait.
      */
     public CompletionStage<double[]> run(VelocityRequest request, long nowMillis) {
-        VelocityPlan plan = VelocityPlan.of(request, cluster);
-        if (plan.calls() == 0) {
+        if (request.checks().isEmpty()) {
             return CompletableFuture.completedFuture(new double[0]);
         }
+        VelocityPlan plan = scripts.plan(request);
         double[] values = new double[request.checks().size()];
         CompletableFuture<double[]> result = new CompletableFuture<>();
-        AtomicInteger pending = plan.calls() == 1 ? null : new AtomicInteger(plan.calls());
-        for (int call = 0; call < plan.calls(); call++) {
-            int callIndex = call;
-            sendOnce(encode(plan, call, nowMillis, Command.EVALSHA, SCRIPT_SHA))
+        int calls = plan.calls.size();
+        AtomicInteger pending = calls == 1 ? null : new AtomicInteger(calls);
+        for (VelocityPlan.Call call : plan.calls) {
+            sendOnce(encode(request, call, nowMillis, false))
                     .recover(err -> isNoScript(err)
                             // EVAL runs it and caches it on the node that owns the keys
-                            ? sendOnce(encode(plan, callIndex, nowMillis, Command.EVAL, SCRIPT))
+                            ? sendOnce(encode(request, call, nowMillis, true))
                             : Future.failedFuture(err))
                     .onComplete(ar -> {
                         if (ar.failed()) {
                             result.completeExceptionally(ar.cause());
-                        } else if (answer(plan, callIndex, ar.result(), values, result)
+                        } else if (answer(request, call, ar.result(), values, result)
                                 && (pending == null || pending.decrementAndGet() == 0)) {
+                            plan.copyRepeats(values);
                             result.complete(values);
                         }
                     });
@@ -156,50 +166,58 @@ public final class VelocityScriptClient {
     }
 
     /**
-     * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode markerTtl cap}, then per
-     * group: checks, span; per check: short id, bucket ms * 1024 + buckets, value (velocity.lua's header).
+     * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode} and the values: a generated
+     * script takes only sums and members; the generic one the whole plan (velocity.lua's header).
      */
-    private Request encode(VelocityPlan plan, int call, long now, Command command, String scriptOrSha) {
-        VelocityRequest request = plan.request();
+    private Request encode(VelocityRequest request, VelocityPlan.Call call, long now, boolean eval) {
+        boolean generated = call.sha != null;
+        Request r = Request.cmd(eval ? Command.EVAL : Command.EVALSHA)
+                .arg(eval ? (generated ? call.script : SCRIPT) : (generated ? call.sha : SCRIPT_SHA))
+                .arg(call.keys);
+        if (!eval) {
+            keysTouched.add(call.keys);
+        }
         List<VelocityCheck> checks = request.checks();
-        int first = plan.firstGroup(call);
-        int last = plan.lastGroup(call);
-        int keys = 1;
-        long markerTtl = 0;
-        for (int g = first; g < last; g++) {
-            VelocityPlan.Group group = plan.group(g);
-            keys += 1 + group.distincts;
-            markerTtl = Math.max(markerTtl, group.span(this, checks));
+        List<VelocityPlan.Group> groups = call.groups;
+        String[] tags = new String[groups.size()];
+        for (int g = 0; g < tags.length; g++) {
+            tags[g] = groups.get(g).tag(request);
         }
-        if (command == Command.EVALSHA) {
-            keysTouched.add(keys);
-        }
-        Request r = Request.cmd(command).arg(scriptOrSha).arg(keys);
-        VelocityPlan.Group head = plan.group(first);
-        r.arg(VelocityKeys.markerKey(head.tag, head.rulesetKey, request.transactionId()));
-        for (int g = first; g < last; g++) {
-            VelocityPlan.Group group = plan.group(g);
-            r.arg(group.hashKey);
-            for (int k = 0; k < group.size; k++) {
-                VelocityCheck c = checks.get(group.checks[k]);
-                if (c.aggregate() == Aggregate.DISTINCT) {
-                    r.arg(VelocityKeys.distinctKey(group.tag, group.rulesetKey, group.ids[k]));
+        r.arg(VelocityKeys.markerKey(tags[0], groups.get(0).rulesetKey, request.transactionId()));
+        for (int g = 0; g < tags.length; g++) {
+            VelocityPlan.Group group = groups.get(g);
+            r.arg(VelocityKeys.velocityKey(tags[g], group.rulesetKey));
+            for (VelocityPlan.Check c : group.checks) {
+                if (c.distinctKeySuffix != null) {
+                    r.arg("veld:{" + tags[g] + c.distinctKeySuffix);
                 }
             }
         }
-        r.arg(now).arg(request.readOnly() ? "r" : "w").arg(markerTtl).arg(distinctCap);
-        for (int g = first; g < last; g++) {
-            VelocityPlan.Group group = plan.group(g);
-            r.arg(group.size).arg(group.span(this, checks));
-            for (int k = 0; k < group.size; k++) {
-                VelocityCheck c = checks.get(group.checks[k]);
-                long window = c.windowSeconds() * 1000L;
-                int n = bucketsIn(window);
-                r.arg(group.ids[k]).arg((window / n) * 1024 + n);
-                switch (c.aggregate()) {
+        r.arg(now).arg(request.readOnly() ? "r" : "w");
+        if (generated) {
+            for (VelocityPlan.Group group : groups) {
+                for (VelocityPlan.Check c : group.checks) {
+                    VelocityCheck check = checks.get(c.index);
+                    switch (c.aggregate) {
+                        case COUNT -> {
+                        }
+                        case SUM -> r.arg(scaled(check.sumValue()));
+                        case DISTINCT -> r.arg(check.distinctValue() == null ? "" : VelocityKeys.safeValue(check.distinctValue()));
+                    }
+                }
+            }
+            return r;
+        }
+        r.arg(call.markerTtl).arg(distinctCap);
+        for (VelocityPlan.Group group : groups) {
+            r.arg(group.checks.size()).arg(group.span);
+            for (VelocityPlan.Check c : group.checks) {
+                VelocityCheck check = checks.get(c.index);
+                r.arg(c.id).arg(c.bucketMillis * 1024 + c.buckets);
+                switch (c.aggregate) {
                     case COUNT -> r.arg("c");
-                    case SUM -> r.arg("s" + scaled(c.sumValue()));
-                    case DISTINCT -> r.arg(c.distinctValue() == null ? "d" : "d" + VelocityKeys.safeValue(c.distinctValue()));
+                    case SUM -> r.arg("s" + scaled(check.sumValue()));
+                    case DISTINCT -> r.arg(check.distinctValue() == null ? "d" : "d" + VelocityKeys.safeValue(check.distinctValue()));
                 }
             }
         }
@@ -213,30 +231,25 @@ public final class VelocityScriptClient {
     }
 
     /** Copies one call's answers into {@code values}; false (and {@code result} failed) on a bad reply. */
-    private static boolean answer(VelocityPlan plan, int call, Response reply, double[] values,
+    private static boolean answer(VelocityRequest request, VelocityPlan.Call call, Response reply, double[] values,
                                   CompletableFuture<double[]> result) {
-        List<VelocityCheck> checks = plan.request().checks();
-        int expected = plan.checksIn(call);
-        if (reply == null || reply.type() != ResponseType.MULTI || reply.size() != expected) {
+        if (reply == null || reply.type() != ResponseType.MULTI || reply.size() != call.size) {
             result.completeExceptionally(new VelocityReplyException("velocity script answered "
-                    + (reply == null ? "nil" : reply.size() + " values") + " for " + expected + " checks", null));
+                    + (reply == null ? "nil" : reply.size() + " values") + " for " + call.size + " checks", null));
             return false;
         }
         try {
             int j = 0;
-            for (int g = plan.firstGroup(call); g < plan.lastGroup(call); g++) {
-                VelocityPlan.Group group = plan.group(g);
-                for (int k = 0; k < group.size; k++) {
+            for (VelocityPlan.Group group : call.groups) {
+                for (VelocityPlan.Check c : group.checks) {
                     long v = reply.get(j++).toLong();
-                    int i = group.checks[k];
-                    values[i] = checks.get(i).aggregate() == Aggregate.SUM ? v / SUM_SCALE : v;
+                    values[c.index] = c.aggregate == Aggregate.SUM ? v / SUM_SCALE : v;
                 }
             }
         } catch (RuntimeException e) {
             result.completeExceptionally(new VelocityReplyException("velocity script answered a non-number: " + reply, e));
             return false;
         }
-        plan.copyDuplicates(values);
         return true;
     }
 
@@ -378,22 +391,4 @@ public final class VelocityScriptClient {
         return loaded;
     }
 
-    private static String loadScript() {
-        try (InputStream in = VelocityScriptClient.class.getResourceAsStream("velocity.lua")) {
-            if (in == null) {
-                throw new IllegalStateException("velocity.lua missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

@@ -147,15 +147,31 @@ abstract class VelocityScriptContract {
         assertThat(one(T0 + 120_000, c)).isEqualTo(1);
         String key = velocityKey("card-A");
         String id = VelocityKeys.wireId(c);
-        assertThat(fields(key).keySet()).allMatch(f -> f.equals(id) || f.startsWith(id + "|") || f.equals("|exp"))
-                .hasSizeLessThanOrEqualTo(11 + 2);
-        assertThat(fields(key).get(id)).as("head, floor, total").endsWith(" 1");
+        assertThat(fields(key).keySet()).containsExactlyInAnyOrder(id, "|exp");
+        assertThat(ring(key, id).get(1)).as("running total").isEqualTo(1L);
         long pttl = (Long) command(key, "PTTL", key);
         assertThat(pttl).isPositive().isLessThanOrEqualTo(66_000 + 6_600);
     }
 
     static String velocityKey(String card) {
         return VelocityKeys.velocityKey(VelocityKeys.tag("card_hash", card), RS);
+    }
+
+    /**
+     * A count/sum check's packed ring (velocity-functions.lua), unpacked by Redis: head, running total,
+     * then the n + 1 slots (n = 10 here).
+     */
+    List<Object> ring(String key, String id) {
+        List<?> all = (List<?>) command(key, "EVAL", "return {struct.unpack('>' .. string.rep('d', 13), redis.call('HGET', KEYS[1], ARGV[1]))}",
+                "1", key, id);
+        return new ArrayList<>(all.subList(0, 13)); // struct.unpack also returns the next position
+    }
+
+    /** A marker's entries, unpacked by Redis: the format byte (1), then per check its id and answer. */
+    List<Object> marker(String key, int checks) {
+        List<?> all = (List<?>) command(key, "EVAL", "return {struct.unpack(ARGV[1], redis.call('GET', KEYS[1]))}",
+                "1", key, ">B" + "c8d".repeat(checks));
+        return new ArrayList<>(all.subList(0, 1 + 2 * checks));
     }
 
     /** The fields of a velocity hash. */
@@ -267,8 +283,9 @@ abstract class VelocityScriptContract {
         for (int i = 0; i < 7_200; i++) {
             run(T0 + i * 1_000L, minute, amount, distinct("merchants-1m", "card-Z", 60, "m" + i));
         }
-        // state + 11 slots per count/sum check, the distinct check's state, |exp
-        assertThat(fields(key)).hasSizeLessThanOrEqualTo(2 * 12 + 1 + 1);
+        // one field per check (a count/sum check's ring is 8 * 13 bytes), |exp
+        assertThat(fields(key)).hasSizeLessThanOrEqualTo(3 + 1);
+        assertThat((Long) command(key, "HSTRLEN", key, VelocityKeys.wireId(minute))).isEqualTo(8 * 13);
         // members: the cap, at most
         assertThat(members(set)).hasSizeLessThanOrEqualTo(50);
         // and the answers are still the window's: 60 s of one per second (+ up to a bucket), 1 h of 2.5
@@ -408,6 +425,30 @@ abstract class VelocityScriptContract {
     }
 
     @Test
+    void generatedAndGenericScriptsShareOneLayout() {
+        // a shape beyond the plan cache runs the generic script on the same fields, sets and markers
+        VelocityScriptClient generic = VelocityScriptClient.generic(vertx, shared, cluster(), 10,
+                VelocityScriptClient.DEFAULT_DISTINCT_CAP);
+        try {
+            VelocityCheck c = count("card-5m", "card-G", 300);
+            VelocityCheck s = sum("amt-5m", "card-G", 300, 10);
+            for (int i = 0; i < 6; i++) {
+                VelocityScriptClient which = i % 2 == 0 ? client : generic;
+                VelocityRequest r = new VelocityRequest("txn-g" + i, List.of(c, s,
+                        distinct("merch-5m", "card-G", 300, "m-" + (i % 3))), false);
+                assertThat(join(which.run(r, T0 + i * 40_000L))).containsExactly(i + 1, 10.0 * (i + 1), Math.min(i + 1, 3));
+            }
+            // a retry answered by the other script: its original answers, nothing counted again
+            VelocityRequest retry = new VelocityRequest("txn-g1", List.of(c, s, distinct("merch-5m", "card-G", 300, "m-1")), false);
+            assertThat(join(client.run(retry, T0 + 250_000))).containsExactly(2, 20, 2);
+            assertThat(join(generic.run(new VelocityRequest("txn-g0", List.of(c), false), T0 + 250_001))).containsExactly(1);
+            assertThat(run("peek", T0 + 250_002, true, c)[0]).isEqualTo(7);
+        } finally {
+            generic.close();
+        }
+    }
+
+    @Test
     void readOnlyChangesNothing() {
         VelocityCheck c = count("card-5m", "card-O", 300);
         VelocityCheck d = distinct("merch-5m", "card-O", 300, "m-1");
@@ -432,16 +473,18 @@ abstract class VelocityScriptContract {
         run("txn-k", T0, false, c);
         String key = "vel:{card_hash:card-K}:CARD_AUTH";
         assertThat(command(key, "TYPE", key)).isEqualTo("hash");
-        // the check's state (newest bucket, first bucket of the ring, running total) and its bucket's slot
-        // under the check's short id: 8 characters of the SHA-256 of "card-5m:300s:count"
+        // the check's ring (newest bucket, running total, slots: this bucket's holds 1) under the check's
+        // short id: 8 characters of the SHA-256 of "card-5m:300s:count"
         long bucket = T0 / 30_000;
         String id = VelocityKeys.wireId(c);
         assertThat(id).hasSize(8).isEqualTo(VelocityKeys.digest("card-5m:300s:count"));
-        assertThat(command(key, "HGET", key, id)).isEqualTo(bucket + " " + bucket + " 1");
-        assertThat(command(key, "HGET", key, id + "|" + (bucket % 11))).isEqualTo("1");
+        List<Object> ring = ring(key, id);
+        assertThat(ring.subList(0, 2)).containsExactly(bucket, 1L);
+        assertThat(ring.get(2 + (int) (bucket % 11))).isEqualTo(1L);
+        assertThat(ring.stream().skip(2).mapToLong(v -> (Long) v).sum()).isEqualTo(1L);
         String marker = "veltx:{card_hash:card-K}:CARD_AUTH:txn-k";
         assertThat(command(marker, "TYPE", marker)).isEqualTo("string");
-        assertThat(command(marker, "GET", marker)).isEqualTo(id + "=1\n");
+        assertThat(marker(marker, 1)).containsExactly(1L, id, 1L);
         long markerTtl = (Long) command(marker, "PTTL", marker);
         assertThat(markerTtl).isPositive().isLessThanOrEqualTo(330_000);
         // a value that would break the hash tag is replaced by its digest, still one key per value

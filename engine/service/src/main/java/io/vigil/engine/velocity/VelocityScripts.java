@@ -1,0 +1,176 @@
+package io.vigil.engine.velocity;
+
+import io.vigil.rules.velocity.Aggregate;
+import io.vigil.rules.velocity.VelocityRequest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Lua of velocity calls (docs/adr/0006-velocity-scripts-per-plan.md): the functions of
+ * velocity-functions.lua followed by a main part, either generated for one {@link VelocityPlan.Call}
+ * (its check ids, buckets, spans and the distinct cap as constants, straight-line: only now, the mode,
+ * sums and distinct members travel as arguments), or the generic velocity.lua that reads the plan from
+ * its arguments.
+ *
+ * <p>Plans, and so their scripts, are cached by shape ({@link #plan}); the cache is bounded
+ * ({@link #MAX_PLANS}): Redis 7.0 keeps every script it was sent until {@code SCRIPT FLUSH}, so a
+ * flood of shapes (never seen with real rulesets: a few per ruleset version) falls back to the
+ * generic script instead of filling Redis' script cache.
+ */
+final class VelocityScripts {
+
+    static final String FUNCTIONS = resource("velocity-functions.lua");
+    static final String GENERIC = FUNCTIONS + resource("velocity.lua");
+    static final String GENERIC_SHA = sha1(GENERIC);
+    /** Plans (shapes) with a generated script; beyond it, plans are built per request and use the generic script. */
+    static final int MAX_PLANS = 512;
+    /** Checks per call beyond which the generic script is used (a Lua function has at most 250 registers: its answers plus the marker's pack arguments). */
+    static final int MAX_GENERATED_CHECKS = 60;
+
+    private final ConcurrentHashMap<Long, VelocityPlan> plans = new ConcurrentHashMap<>();
+    private final VelocityScriptClient client;
+    private final boolean cluster;
+    private final boolean generate;
+
+    /** @param generate false: every call uses the generic script (benchmarks compare the two) */
+    VelocityScripts(VelocityScriptClient client, boolean cluster, boolean generate) {
+        this.client = client;
+        this.cluster = cluster;
+        this.generate = generate;
+    }
+
+    /** The plan of this request's shape: cached (with its scripts) when there is room. */
+    VelocityPlan plan(VelocityRequest request) {
+        long shape = VelocityPlan.shapeHash(request);
+        VelocityPlan cached = plans.get(shape);
+        if (cached != null && cached.fits(request)) {
+            return cached;
+        }
+        VelocityPlan plan = VelocityPlan.of(request, cluster, client);
+        if (cached == null && generate && plans.size() < MAX_PLANS) {
+            for (VelocityPlan.Call call : plan.calls) {
+                if (call.size <= MAX_GENERATED_CHECKS) {
+                    call.script = generate(call, client.distinctCap());
+                    call.sha = sha1(call.script);
+                }
+            }
+            VelocityPlan raced = plans.putIfAbsent(shape, plan);
+            return raced != null && raced.fits(request) ? raced : plan;
+        }
+        return plan;
+    }
+
+    int cached() {
+        return plans.size();
+    }
+
+    /**
+     * The script of one call: KEYS = marker, then per group its hash and its distinct sets; ARGV =
+     * now, mode, then per check in call order: a sum's amount × 10^4, a distinct check's member
+     * ("" for none); count checks send nothing. Returns one integer per check.
+     */
+    static String generate(VelocityPlan.Call call, int cap) {
+        StringBuilder lua = new StringBuilder(FUNCTIONS.length() + 2048).append(FUNCTIONS);
+        lua.append("\n-- generated for one call plan (VelocityScripts)\ncap = ").append(cap).append('\n');
+        lua.append("local prior = redis.call('GET', KEYS[1])\nlocal answered = answersOf(prior)\n");
+        // a retry answered entirely by its marker: nothing else to read
+        lua.append("if answered");
+        forEachCheck(call, (c, a) -> lua.append(" and answered['").append(c.id).append("']"));
+        lua.append(" then return {");
+        forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append("answered['").append(c.id).append("']"));
+        lua.append("} end\n");
+        // the current bucket number of each bucket length
+        java.util.Map<Long, String> cur = new java.util.LinkedHashMap<>();
+        forEachCheck(call, (c, a) -> cur.computeIfAbsent(c.bucketMillis, b -> "c" + (cur.size() + 1)));
+        cur.forEach((bucket, name) -> lua.append("local ").append(name).append(" = floor(now / ").append(bucket).append(")\n"));
+        lua.append("local set, v\n");
+        int key = 2;
+        int arg = 3;
+        int answer = 1;
+        for (VelocityPlan.Group g : call.groups) {
+            String hash = "KEYS[" + key + "]";
+            int distinctKey = key + 1;
+            lua.append("-- ").append(g.dimension).append('\n');
+            lua.append("set = {}\nv = redis.call('HMGET', ").append(hash).append(", '|exp'");
+            for (VelocityPlan.Check c : g.checks) {
+                lua.append(", '").append(c.id).append('\'');
+            }
+            lua.append(")\n");
+            int field = 2;
+            for (VelocityPlan.Check c : g.checks) {
+                String a = "a" + answer++;
+                lua.append("local ").append(a).append(" = answered and answered['").append(c.id).append("'] or ");
+                String bucketNumber = cur.get(c.bucketMillis);
+                switch (c.aggregate) {
+                    case COUNT, SUM -> {
+                        String add = c.aggregate == Aggregate.COUNT ? "1" : "tonumber(ARGV[" + arg++ + "])";
+                        lua.append(String.format(Locale.ROOT, "ringCheck('%s', %s, %d, %s, v[%d], set)\n",
+                                c.id, bucketNumber, c.buckets, add, field));
+                        field += 1;
+                    }
+                    case DISTINCT -> {
+                        int m = arg++;
+                        lua.append(String.format(Locale.ROOT,
+                                "distinctCheck(KEYS[%d], '%s', %s, %d, %d, ARGV[%d] ~= '' and ARGV[%d] or nil, v[%d], set)\n",
+                                distinctKey++, c.id, bucketNumber, c.buckets, c.bucketMillis, m, m, field));
+                        field += 1;
+                    }
+                }
+            }
+            lua.append("writeGroup(").append(hash).append(", v[1], ").append(g.span).append(", set)\n");
+            key = distinctKey;
+        }
+        // the marker: one pack for a new transaction, entry by entry for a retry asking new checks
+        lua.append("if write then\n  if not answered then\n    redis.call('SET', KEYS[1], pack('>B")
+                .append("c8d".repeat(call.size)).append("', 1");
+        forEachCheck(call, (c, a) -> lua.append(", '").append(c.id).append("', a").append(a));
+        // numbers as string literals: Redis prints a Lua number argument with %.17g on every call
+        lua.append("), 'PX', '").append(call.markerTtl).append("')\n  else\n    local lines = {}\n");
+        forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id)
+                .append("'] then lines[#lines + 1] = pack('>c8d', '").append(c.id).append("', a").append(a).append(") end\n"));
+        lua.append("    remark(KEYS[1], prior, lines, ").append(call.markerTtl).append(")\n  end\nend\nreturn {");
+        forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append('a').append(a));
+        return lua.append("}\n").toString();
+    }
+
+    private interface CheckVisitor {
+        void visit(VelocityPlan.Check check, int answer);
+    }
+
+    /** The call's checks in answer order, numbered from 1. */
+    private static void forEachCheck(VelocityPlan.Call call, CheckVisitor visitor) {
+        int answer = 1;
+        for (VelocityPlan.Group g : call.groups) {
+            for (VelocityPlan.Check c : g.checks) {
+                visitor.visit(c, answer++);
+            }
+        }
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = VelocityScripts.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package io.vigil.engine.velocity.bench;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import io.vigil.engine.velocity.VelocityKeys;
+import io.vigil.engine.velocity.VelocityScriptClient;
+import io.vigil.rules.velocity.Aggregate;
+import io.vigil.rules.velocity.VelocityCheck;
+import io.vigil.rules.velocity.VelocityRequest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Redis CPU of one velocity call as <b>instructions</b>, repeatable on a busy machine (not a test;
+ * run by {@code environments/local/bin/bench-velocity.sh instructions}, docs/benchmarks.md).
+ *
+ * <p>The script starts {@code redis-server} under {@code valgrind --tool=callgrind --instr-atstart=no}
+ * and passes its port and pid. This class fills the hot-card steady state of
+ * {@link VelocityCostBenchmark} (200 cards sharing the CARD_AUTH v2 traffic of one simulated hour:
+ * every short window full, the distinct-merchants check at its cap of 50) with instrumentation off,
+ * then switches it on ({@code callgrind_control}) and counts Redis' user-space instructions (Ir) for:
+ * <ol>
+ * <li>PING, sent exactly like the calls (the per-command cost of the event loop: the baseline);</li>
+ * <li>the velocity client's calls (whatever build of {@link VelocityScriptClient} is first on the
+ * class path), in batches of {@link #BATCH} submitted in one event-loop turn, one batch at a time;</li>
+ * <li>the floor: the native commands one such call must run on the same keys (GET marker, per
+ * dimension value one HMGET and one HSET of its fields, one ZADD per distinct check, SET marker),
+ * pipelined without a script, same batches.</li>
+ * </ol>
+ * Kernel time (system calls) is not in Ir; batching is what keeps it small.
+ */
+public final class VelocityInstructionsBenchmark {
+
+    static final int CALLS = Integer.getInteger("bench.instr.calls", 2048);
+    static final int WARM = Integer.getInteger("bench.instr.warm", 25_000);
+    static final int BATCH = 32;
+    static final long HOUR = 3_600_000L;
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.getInteger("bench.instr.port");
+        String pid = System.getProperty("bench.instr.pid");
+        String label = System.getProperty("bench.instr.label", "current");
+        Vertx vertx = Vertx.vertx();
+        Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString("redis://127.0.0.1:" + port)
+                .setMaxPoolSize(4).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
+        VelocityScriptClient velocity = VelocityCostBenchmark.client(vertx, redis, VelocityCostBenchmark.HOT_CAP);
+        await(redis.send(Request.cmd(Command.FLUSHALL)));
+
+        // steady state, not measured: one simulated hour of hot-card traffic
+        long t0 = VelocityCostBenchmark.T0;
+        long step = HOUR / WARM; // the measured calls continue at the warm-up's rate
+        calls(vertx, velocity, 1_000_000, WARM, t0, step);
+        long start = t0 + HOUR;
+
+        callgrind(pid, "-i", "on");
+        idlePerSecond = measure(pid, () -> Thread.sleep(2000)) / 2.0;
+        long ping = measure(pid, () -> batches(vertx, CALLS, i -> List.of(Request.cmd(Command.PING)), redis));
+        // the client as the engine runs it; then, if this build has one, the generic script on the same state
+        Map<String, VelocityScriptClient> variants = new LinkedHashMap<>();
+        variants.put(label, velocity);
+        VelocityScriptClient generic = generic(vertx, redis);
+        if (generic != null) {
+            variants.put(label + ", generic script", generic);
+        }
+        Map<String, Long> measured = new LinkedHashMap<>();
+        long base = 2_000_000;
+        long at = start;
+        for (var v : variants.entrySet()) {
+            long from = base;
+            long t = at;
+            measured.put(v.getKey(), measure(pid, () -> calls(vertx, v.getValue(), from, CALLS, t, step)));
+            base += CALLS;
+            at += step * CALLS;
+        }
+        long floorAt = at;
+        long floor = measure(pid, () -> batches(vertx, CALLS,
+                i -> nativeCommands(hot(3_000_000 + i), floorAt + step * i), redis));
+        callgrind(pid, "-i", "off");
+
+        double pingPer = (double) ping / CALLS;
+        double floorPer = (double) floor / CALLS - pingPer;
+        for (var m : measured.entrySet()) {
+            double callPer = (double) m.getValue() / CALLS - pingPer;
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %.2f× | %,.0f | %s |%n",
+                    m.getKey(), callPer, floorPer, pingPer, callPer / floorPer, idlePerSecond,
+                    VelocityCostBenchmark.loadAverage());
+        }
+        if (generic != null) {
+            generic.close();
+        }
+        velocity.close();
+        redis.close();
+        vertx.close().toCompletionStage().toCompletableFuture().get();
+        System.exit(0);
+    }
+
+    /**
+     * {@code n} hot-card transactions from number {@code base}, {@link #BATCH} submitted in one
+     * event-loop turn (so the client writes them as one batch, as the engine does), one batch at a time.
+     */
+    static void calls(Vertx vertx, VelocityScriptClient velocity, long base, int n, long start, long step)
+            throws Exception {
+        io.vertx.core.Context loop = vertx.getOrCreateContext();
+        for (int b = 0; b < n; b += BATCH) {
+            int first = b;
+            int last = Math.min(n, b + BATCH);
+            List<CompletableFuture<double[]>> done = new ArrayList<>();
+            CountDownLatch sent = new CountDownLatch(1);
+            loop.runOnContext(v -> {
+                for (int i = first; i < last; i++) {
+                    done.add(velocity.run(hot(base + i), start + step * i).toCompletableFuture());
+                }
+                sent.countDown();
+            });
+            sent.await();
+            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The generic-script client of this build, or null (builds before generated scripts). */
+    static VelocityScriptClient generic(Vertx vertx, Redis redis) throws Exception {
+        try {
+            return (VelocityScriptClient) VelocityScriptClient.class
+                    .getMethod("generic", Vertx.class, Redis.class, boolean.class, int.class, int.class)
+                    .invoke(null, vertx, redis, false, 10, VelocityCostBenchmark.HOT_CAP);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    static VelocityRequest hot(long i) {
+        return VelocityCostBenchmark.cardAuthV2(i, VelocityCostBenchmark.HOT_CARDS);
+    }
+
+    /**
+     * The native commands of one CARD_AUTH v2 call on the layout of ADR 0006, without a script: GET
+     * marker; per dimension value HMGET of |exp and each check's field; HSET of each count/sum check's
+     * ring (8 * 13 bytes); ZADD per distinct check; SET marker PX (1 + 16 bytes per check). Values are
+     * plausible, not computed: this is the work Redis cannot avoid whatever runs the logic.
+     * ({@code bench.instr.floor=adr5}: ADR 0005's fields, a state and the current slot per count/sum
+     * check, as text.)
+     */
+    static List<Request> nativeCommands(VelocityRequest request, long now) {
+        Map<String, List<VelocityCheck>> byHash = new LinkedHashMap<>();
+        String markerTag = null;
+        for (VelocityCheck c : request.checks()) {
+            String tag = VelocityKeys.tag(c.dimension(), c.dimensionValue());
+            markerTag = markerTag == null ? tag : markerTag;
+            byHash.computeIfAbsent(tag, t -> new ArrayList<>()).add(c);
+        }
+        String rs = request.checks().get(0).rulesetKey();
+        String marker = VelocityKeys.markerKey(markerTag, rs, request.transactionId());
+        List<Request> reads = new ArrayList<>();
+        List<Request> writes = new ArrayList<>();
+        reads.add(Request.cmd(Command.GET).arg(marker));
+        StringBuilder answers = new StringBuilder();
+        for (var e : byHash.entrySet()) {
+            String hash = VelocityKeys.velocityKey(e.getKey(), rs);
+            Request read = Request.cmd(Command.HMGET).arg(hash).arg("|exp");
+            Request write = Request.cmd(Command.HSET).arg(hash);
+            boolean written = false;
+            for (VelocityCheck c : e.getValue()) {
+                String id = VelocityKeys.wireId(c);
+                answers.append(id).append("=7\n");
+                read.arg(id);
+                boolean adr5 = "adr5".equals(System.getProperty("bench.instr.floor"));
+                if (c.aggregate() == Aggregate.DISTINCT) {
+                    writes.add(Request.cmd(Command.ZADD).arg(VelocityKeys.distinctKey(e.getKey(), rs, id))
+                            .arg("GT").arg(now).arg(c.distinctValue()));
+                } else if (!adr5) {
+                    write.arg(id).arg(RING);
+                    written = true;
+                } else {
+                    long bucket = c.windowSeconds() * 100L;
+                    String slot = id + '|' + ((now / bucket) % 11);
+                    read.arg(slot);
+                    write.arg(slot).arg(3).arg(id).arg((now / bucket) + " " + (now / bucket - 10) + " 17");
+                    written = true;
+                }
+            }
+            reads.add(read);
+            if (written) {
+                writes.add(write);
+            }
+        }
+        writes.add(Request.cmd(Command.SET).arg(marker)
+                .arg("adr5".equals(System.getProperty("bench.instr.floor")) ? answers.toString() : MARKER)
+                .arg("PX").arg(90_000_000));
+        reads.addAll(writes);
+        return reads;
+    }
+
+    static final String RING = "r".repeat(8 * 13);
+    static final String MARKER = "m".repeat(1 + 16 * 10);
+
+    interface Work {
+        void run() throws Exception;
+    }
+
+    /** Instructions of an idle Redis per second (its cron at hz 1, the event loop's timeouts). */
+    static double idlePerSecond;
+
+    /**
+     * Instructions Redis ran during {@code work}, less what it runs idle in that time (a few
+     * hundred thousand per second: under 1 % of a phase, but it grows with the machine's load).
+     */
+    static long measure(String pid, Work work) throws Exception {
+        callgrind(pid, "-z");
+        long began = System.nanoTime();
+        work.run();
+        double seconds = (System.nanoTime() - began) / 1e9;
+        String out = callgrind(pid, "-e", "Ir");
+        Matcher m = Pattern.compile("Th\\s+\\d+\\s+([0-9,]+)").matcher(out);
+        long total = 0;
+        boolean any = false;
+        while (m.find()) {
+            total += Long.parseLong(m.group(1).replace(",", ""));
+            any = true;
+        }
+        if (!any) {
+            throw new IllegalStateException("no Ir in callgrind_control output:\n" + out);
+        }
+        return total - Math.round(idlePerSecond * seconds);
+    }
+
+    /** {@code n} units of commands, {@link #BATCH} units per pipeline (one write), one pipeline at a time. */
+    static void batches(Vertx vertx, int n, java.util.function.IntFunction<List<Request>> unit, Redis redis)
+            throws Exception {
+        for (int b = 0; b < n; b += BATCH) {
+            List<Request> batch = new ArrayList<>();
+            for (int i = b; i < b + BATCH; i++) {
+                batch.addAll(unit.apply(i));
+            }
+            await(redis.batch(batch));
+        }
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    static String callgrind(String pid, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("callgrind_control");
+        cmd.addAll(List.of(args));
+        cmd.add(pid);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + out);
+        }
+        return out;
+    }
+
+    private VelocityInstructionsBenchmark() {
+    }
+}

@@ -5,6 +5,7 @@ import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.mutiny.redis.client.Response;
+import io.vigil.stream.DecisionStreams;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.time.Duration;
@@ -65,8 +66,7 @@ public class Relay {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000));
-        for (int i = 0; i < Math.max(1, config.streams()); i++) {
-            String stream = config.streams() <= 1 ? config.stream() : config.stream() + ":" + i;
+        for (String stream : DecisionStreams.shards(config.stream(), config.streams())) {
             RelayMetrics m = new RelayMetrics(registry, stream);
             metrics.put(stream, m);
             StreamRelay worker = new StreamRelay(stream, config, consumer, redis, producer, m);

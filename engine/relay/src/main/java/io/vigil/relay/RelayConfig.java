@@ -2,6 +2,7 @@ package io.vigil.relay;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.vigil.stream.DecisionStreams;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -10,8 +11,11 @@ import java.util.Optional;
 @ConfigMapping(prefix = "vigil.relay")
 public interface RelayConfig {
 
-    /** Base stream name; with {@code streams > 1} the shards are {@code <stream>:0 .. <stream>:N-1} (as the engine writes them). */
-    @WithDefault("vigil:decisions")
+    /**
+     * Base stream name; with {@code streams > 1} the shards are {@code <stream>:0 .. <stream>:N-1}
+     * ({@link DecisionStreams}, as the engine writes them).
+     */
+    @WithDefault(DecisionStreams.DEFAULT_STREAM)
     String stream();
 
     @WithDefault("1")

@@ -8,6 +8,7 @@ import io.vigil.rules.eval.VelocityResult;
 import io.vigil.rules.txn.Field;
 import io.vigil.rules.txn.Transaction;
 import io.vigil.rules.velocity.Aggregate;
+import io.vigil.stream.DecisionStreams;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -53,8 +54,7 @@ public final class DecisionEvents {
 
     /** The Kafka key of a record's event: card_hash, or transaction_id when the transaction has none. */
     public static String key(DecisionRecord r) {
-        String cardHash = r.transaction().text(Field.CARD_HASH);
-        return cardHash != null ? cardHash : r.transactionId();
+        return DecisionStreams.key(r.transaction().text(Field.CARD_HASH), r.transactionId());
     }
 
     /** The event's UTF-8 JSON, a copy of this instance's buffer. */

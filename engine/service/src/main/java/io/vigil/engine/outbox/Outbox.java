@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.stream.Backoff;
+import io.vigil.stream.DecisionStreams;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,8 +40,8 @@ public final class Outbox {
     private final int streams;
     private final StreamAppender appender;
     private final DecisionEvents events;
-    private final long backoffMinNanos;
-    private final long backoffMaxNanos;
+    /** The writer thread's, between failed round trips. */
+    private final Backoff backoff;
     private final long lingerNanos;
 
     private final LongAdder offered = new LongAdder();
@@ -74,8 +76,7 @@ public final class Outbox {
         this.streams = streams;
         this.appender = appender;
         this.events = events;
-        this.backoffMinNanos = backoffMin.toNanos();
-        this.backoffMaxNanos = Math.max(backoffMax.toNanos(), backoffMinNanos);
+        this.backoff = new Backoff(backoffMin, backoffMax);
         this.lingerNanos = Math.max(0, linger.toNanos());
 
         Gauge.builder("vigil.outbox.queue.depth", queue, ArrayBlockingQueue::size)
@@ -163,7 +164,6 @@ public final class Outbox {
     private void run() {
         List<DecisionRecord> records = new ArrayList<>(batchSize);
         List<StreamEntry> entries = new ArrayList<>(batchSize);
-        long backoff = backoffMinNanos;
         long failingSince = 0;
         while (true) {
             if (entries.isEmpty()) {
@@ -192,7 +192,7 @@ public final class Outbox {
                     DecisionRecord r = records.get(i);
                     try {
                         String key = DecisionEvents.key(r);
-                        entries.add(new StreamEntry(StreamNames.shardOf(key, streams), r.decisionId(), key, events.toJson(r)));
+                        entries.add(new StreamEntry(DecisionStreams.shardOf(key, streams), r.decisionId(), key, events.toJson(r)));
                     } catch (RuntimeException e) {
                         unserializable.increment();
                         LOG.errorf(e, "decision %s could not be serialized; it is not written", r.decisionId());
@@ -215,7 +215,7 @@ public final class Outbox {
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failingSince));
                     failingSince = 0;
                 }
-                backoff = backoffMinNanos;
+                backoff.reset();
             } catch (Exception e) {
                 xaddFailed.add(entries.size());
                 if (failingSince == 0) {
@@ -228,14 +228,13 @@ public final class Outbox {
                     return;
                 }
                 try {
-                    TimeUnit.NANOSECONDS.sleep(backoff);
+                    backoff.sleep();
                 } catch (InterruptedException ie) {
                     if (stopping) {
                         abandoned.add(entries.size());
                         return;
                     }
                 }
-                backoff = Math.min(backoff * 2, backoffMaxNanos);
             }
         }
     }

@@ -2,6 +2,7 @@ package io.vigil.engine.outbox;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.vigil.stream.DecisionStreams;
 import java.time.Duration;
 
 /** The decision outbox ({@code vigil.outbox.*}); the operator sets the capacity from FraudEngine queueCapacity. */
@@ -29,7 +30,7 @@ public interface OutboxConfig {
     Duration linger();
 
     /** Stream name; with {@code streams > 1} the shards are {@code <stream>:0 .. <stream>:N-1}. */
-    @WithDefault("vigil:decisions")
+    @WithDefault(DecisionStreams.DEFAULT_STREAM)
     String stream();
 
     /** Number of streams decisions are sharded over (by card_hash), so several relays and cluster nodes share the load. */

@@ -5,6 +5,7 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
+import io.vigil.stream.DecisionStreams;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,23 +13,20 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Appends entries with {@code XADD <stream> MAXLEN ~ <n> * event_id <id> key <key> event <json>},
+ * Appends entries with {@code XADD <stream> MAXLEN ~ <n> * event_id <id> key <key> event <json>}
+ * (the entry layout of {@link DecisionStreams}),
  * all of a batch in one pipelined round trip ({@link Redis#batch}). Called only from the outbox
  * writer thread, so waiting for the reply here blocks no event loop.
  */
 final class RedisStreamAppender implements StreamAppender {
 
-    static final String FIELD_EVENT_ID = "event_id";
-    static final String FIELD_KEY = "key";
-    static final String FIELD_EVENT = "event";
-
     // The constant arguments, encoded once rather than per entry.
     private static final byte[] MAXLEN = bytes("MAXLEN");
     private static final byte[] APPROXIMATELY = bytes("~");
     private static final byte[] AUTO_ID = bytes("*");
-    private static final byte[] EVENT_ID = bytes(FIELD_EVENT_ID);
-    private static final byte[] KEY = bytes(FIELD_KEY);
-    private static final byte[] EVENT = bytes(FIELD_EVENT);
+    private static final byte[] EVENT_ID = bytes(DecisionStreams.FIELD_EVENT_ID);
+    private static final byte[] KEY = bytes(DecisionStreams.FIELD_KEY);
+    private static final byte[] EVENT = bytes(DecisionStreams.FIELD_EVENT);
 
     private final Redis redis;
     private final byte[][] streamNames;
@@ -37,9 +35,10 @@ final class RedisStreamAppender implements StreamAppender {
 
     RedisStreamAppender(Redis redis, String baseStream, int streams, long maxLength, Duration timeout) {
         this.redis = redis;
-        this.streamNames = new byte[streams][];
-        for (int i = 0; i < streams; i++) {
-            streamNames[i] = bytes(StreamNames.shard(baseStream, streams, i));
+        String[] shards = DecisionStreams.shards(baseStream, streams);
+        this.streamNames = new byte[shards.length][];
+        for (int i = 0; i < shards.length; i++) {
+            streamNames[i] = bytes(shards[i]);
         }
         this.maxLength = bytes(Long.toString(maxLength));
         this.timeoutMillis = timeout.toMillis();

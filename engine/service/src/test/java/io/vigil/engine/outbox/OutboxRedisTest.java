@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.stream.DecisionStreams;
 import io.vigil.testing.redis.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -169,11 +170,11 @@ class OutboxRedisTest {
         await(() -> o.xaddOk() == 600, "all written");
         Set<String> union = new HashSet<>();
         for (int s = 0; s < 3; s++) {
-            String stream = StreamNames.shard(STREAM, 3, s);
+            String stream = DecisionStreams.shard(STREAM, 3, s);
             List<Entry> entries = entries(stream);
             assertThat(entries).as("stream %s", stream).isNotEmpty();
             for (Entry e : entries) {
-                assertThat(StreamNames.shardOf(e.key, 3)).isEqualTo(s);
+                assertThat(DecisionStreams.shardOf(e.key, 3)).isEqualTo(s);
                 union.add(e.eventId);
             }
         }

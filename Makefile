@@ -23,11 +23,25 @@ deps: ## Install what the tests and the local platform need (redis-server, ...)
 build: ## Compile and package every module (no tests)
 	$(MVN) -DskipTests package
 
+# The tests' own Kubernetes cluster (LocalCluster.java: free ports, .local/test-cluster) is started by
+# the first test that needs it and shared by the build's test JVMs; when the Maven build ends (also
+# when it fails or is interrupted) it is stopped, unless VIGIL_KEEP_TEST_CLUSTER=1. The `make run`
+# cluster (.local/cluster, fixed ports) is never touched. Make's exit status stays Maven's.
+MVN_TESTS = trap '$(LOCAL)/test-cluster-down.sh --unless-kept' EXIT; $(MVN)
+
 test: deps ## Run every test (what CI runs): the load generators' tests (Node, Go, Python), then every Maven module
 	node --test loadtests/test/
 	cd loadtests/gen && GOFLAGS=-buildvcs=false go test ./...
 	python3 -m unittest discover -s loadtests/bench
-	$(MVN) verify
+	$(MVN_TESTS) verify
+
+.PHONY: test-order test-cluster-down
+test-order: deps ## Run every Maven module's tests in alphabetical, then reverse-alphabetical class order (finds order-dependent tests)
+	$(MVN_TESTS) verify -Dsurefire.runOrder=alphabetical -Dfailsafe.runOrder=alphabetical
+	$(MVN_TESTS) verify -Dsurefire.runOrder=reversealphabetical -Dfailsafe.runOrder=reversealphabetical
+
+test-cluster-down: ## Stop the tests' Kubernetes cluster (kept by VIGIL_KEEP_TEST_CLUSTER=1 make test)
+	@$(LOCAL)/test-cluster-down.sh
 
 run: deps build ## Start the platform locally and show it working
 	@$(LOCAL)/run.sh
@@ -120,7 +134,7 @@ crds: ## Regenerate crds/ from the operator API model (the build fails while crd
 	$(MVN) -pl operator/api -am verify -Dvigil.crds.update=true
 
 operator-test: ## Build and test the operator modules (unit, golden, local-cluster tests)
-	$(MVN) -pl operator/api,operator/controller -am verify
+	$(MVN_TESTS) -pl operator/api,operator/controller -am verify
 
 operator-run: ## Run the operator out of cluster against the local control plane (.local/cluster/kubeconfig)
 	@$(LOCAL)/operator-run.sh

@@ -16,18 +16,62 @@ KUBECONFIG_OUT="$CLUSTER_DIR/kubeconfig"
 # user editing .local/cluster/kubeconfig (e.g. a default namespace) does not affect them.
 COMPONENT_KUBECONFIG="$PKI/component.kubeconfig"
 
-# Fixed loopback ports of the local platform (see docs/local-environment.md). Tests never use these.
-APISERVER_PORT="${VIGIL_APISERVER_PORT:-16443}"
-ETCD_PORT="${VIGIL_ETCD_PORT:-12379}"
-ETCD_PEER_PORT="${VIGIL_ETCD_PEER_PORT:-12380}"
-KCM_PORT="${VIGIL_KCM_PORT:-16457}"
-SCHEDULER_PORT="${VIGIL_SCHEDULER_PORT:-16459}"
+# Fixed loopback ports of the local platform (see docs/local-environment.md). Tests never use these:
+# their cluster (VIGIL_CLUSTER_FRESH=1, below) picks free ports and records them in ports.env.
+PORTS_FILE="$CLUSTER_DIR/ports.env"
+load_ports() {
+  APISERVER_PORT="${VIGIL_APISERVER_PORT:-16443}"
+  ETCD_PORT="${VIGIL_ETCD_PORT:-12379}"
+  ETCD_PEER_PORT="${VIGIL_ETCD_PEER_PORT:-12380}"
+  KCM_PORT="${VIGIL_KCM_PORT:-16457}"
+  SCHEDULER_PORT="${VIGIL_SCHEDULER_PORT:-16459}"
+  # A cluster started on free ports keeps them while it lives: its ports.env wins over the above.
+  if [ -f "$PORTS_FILE" ]; then
+    # shellcheck source=/dev/null
+    . "$PORTS_FILE"
+  fi
+}
+load_ports
 SERVICE_CIDR="10.96.0.0/16"
 SERVICE_FIRST_IP="10.96.0.1"
 NODE_COUNT="${VIGIL_NODE_COUNT:-3}"
 
+# Node heartbeats (see cluster-up.sh): kwok renews each node's Lease every quarter of its duration,
+# and the node-lifecycle controller marks a node NotReady when neither its Lease nor its status was
+# renewed for the grace period. Upstream defaults of Kubernetes 1.32: 40 s lease (kubelet), 50 s grace
+# (checked every 5 s). The tests' cluster runs with 40 s (LocalCluster.java).
+NODE_LEASE_SECONDS="${VIGIL_NODE_LEASE_SECONDS:-40}"
+NODE_MONITOR_GRACE_PERIOD="${VIGIL_NODE_MONITOR_GRACE_PERIOD:-50s}"
+
 # Start order; shutdown goes in reverse.
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+
+# Whether any component of this cluster directory is running.
+any_running() {
+  local name
+  for name in "${COMPONENTS[@]}"; do
+    running_pid "$name" >/dev/null && return 0
+  done
+  return 1
+}
+
+# Writes $PORTS_FILE with five loopback ports that are free right now (all held open together while
+# choosing, so they differ) and loads them.
+pick_free_ports() {
+  local ports
+  ports=$(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(5)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+') || die "cannot pick free ports (python3 is needed)"
+  read -r a e p k s <<< "$ports"
+  mkdir -p "$CLUSTER_DIR"
+  printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
+    "$a" "$e" "$p" "$k" "$s" > "$PORTS_FILE"
+  load_ports
+}
 
 log() { echo "==> [cluster] $*" >&2; }
 die() { echo "ERROR [cluster]: $*" >&2; exit 1; }
@@ -44,6 +88,26 @@ running_pid() {
   argv0=$(tr '\0' '\n' < "/proc/$pid/cmdline" | head -1)
   [ "$(basename "$argv0")" = "$name" ] || return 1
   echo "$pid"
+}
+
+# Stops one component (SIGTERM, SIGKILL after 10 s) and forgets its pid file.
+stop_component() {
+  local name="$1" pid t0=$SECONDS
+  if ! pid=$(running_pid "$name"); then
+    rm -f "$PIDS/$name.pid"
+    return 0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    [ -d "/proc/$pid" ] || break
+    sleep 0.1
+  done
+  if [ -d "/proc/$pid" ]; then
+    log "$name (pid $pid) did not stop in 10s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$PIDS/$name.pid"
+  log "$name stopped (pid $pid, $((SECONDS - t0))s)"
 }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -5,6 +5,6 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
 "$BIN/cluster-down.sh"
 case "$CLUSTER_DIR" in
-  */.local/cluster|*/cluster) rm -rf "$CLUSTER_DIR"; log "removed $CLUSTER_DIR" ;;
+  */.local/*|*/cluster) rm -rf "$CLUSTER_DIR"; log "removed $CLUSTER_DIR" ;;
   *) die "refusing to delete unexpected directory $CLUSTER_DIR" ;;
 esac

@@ -15,6 +15,20 @@ if ! flock -n 8; then
 fi
 started_at=$SECONDS
 
+# VIGIL_CLUSTER_FRESH=1 (the tests' cluster, see LocalCluster.java): unless this cluster already runs,
+# start from empty state (no namespaces or CRDs left by an earlier build) on free ports, so it never
+# meets the `make run` cluster or another checkout's tests on a port.
+if [ "${VIGIL_CLUSTER_FRESH:-0}" = 1 ] && ! any_running; then
+  case "$CLUSTER_DIR" in
+    */.local/*) ;;
+    *) die "VIGIL_CLUSTER_FRESH=1 wipes the cluster state: refusing outside a .local directory ($CLUSTER_DIR)" ;;
+  esac
+  rm -rf "$CLUSTER_DIR/etcd" "$PKI" "$PIDS" "$KUBECONFIG_OUT" "$PORTS_FILE"
+  mkdir -p "$PKI" "$PIDS"
+  pick_free_ports
+  log "fresh cluster in $CLUSTER_DIR on free ports (API server $APISERVER_PORT)"
+fi
+
 command -v openssl >/dev/null || die "openssl is missing: run environments/local/bin/ensure-deps.sh"
 command -v go >/dev/null || die "go is missing (needed to build the control plane): https://go.dev/dl/"
 
@@ -75,20 +89,29 @@ EOF
   mv -f "$out.tmp" "$out"
 }
 write_kubeconfig "$COMPONENT_KUBECONFIG"
-[ -f "$KUBECONFIG_OUT" ] || write_kubeconfig "$KUBECONFIG_OUT"
+# The user's copy is theirs to edit; it is only rewritten when missing or pointing at another port.
+if ! grep -qs "server: https://127.0.0.1:$APISERVER_PORT\$" "$KUBECONFIG_OUT"; then
+  write_kubeconfig "$KUBECONFIG_OUT"
+fi
 
 # ---------------------------------------------------------------- processes
 # start <name> <port> <args...>: runs the cached binary in its own session, output to logs/<name>.log.
 start() {
   local name="$1" port="$2" pid bin; shift 2
+  bin=$(tool "$name")
   if pid=$(running_pid "$name"); then
-    log "$name already running (pid $pid)"
-    return 0
+    # Left alone if it runs as this script would start it; restarted when its binary or flags changed
+    # (e.g. a checkout that fixed a flag, while the old cluster kept running).
+    if [ "$(tr '\0' '\n' < "/proc/$pid/cmdline")" = "$(printf '%s\n' "$bin" "$@")" ]; then
+      log "$name already running (pid $pid)"
+      return 0
+    fi
+    log "$name runs with other flags or another binary than this checkout's: restarting it"
+    stop_component "$name"
   fi
   if [ "$port" != - ] && port_busy "$port"; then
     die "port $port (for $name) is used by another process; stop it or set VIGIL_*_PORT (see docs/local-environment.md)"
   fi
-  bin=$(tool "$name")
   if [ "$name" = kwok ]; then KWOK_STARTED=1; fi
   echo "---- $(date -u +%FT%TZ) starting $name" >> "$LOGS/$name.log"
   # 8>&-: the daemon must not inherit (and so keep holding) the lock of this script.
@@ -153,9 +176,8 @@ wait_for kube-apiserver 180 alive_and kube-apiserver \
 # Controllers: the upstream default set ("*"), which includes the garbage collector, deployment and
 # replicaset, node-lifecycle (removes the not-ready taint once kwok reports a node Ready), namespace
 # and service-account(-token) controllers.
-# A long node-monitor grace period: on a loaded 2-core machine kwok's node heartbeats can come late;
-# with the 40 s default the node-lifecycle controller then marks every pod NotReady, and kwok's fast
-# pod stages never make them Ready again (tests saw NodeNotReady under load).
+# The node-monitor grace period is the usual one (50 s, see cluster-lib.sh): kwok keeps every node's
+# Lease renewed, which is the heartbeat the node-lifecycle controller reads (see kwok below).
 start kube-controller-manager "$KCM_PORT" \
   --kubeconfig "$COMPONENT_KUBECONFIG" \
   --authentication-kubeconfig "$COMPONENT_KUBECONFIG" \
@@ -164,7 +186,7 @@ start kube-controller-manager "$KCM_PORT" \
   --secure-port "$KCM_PORT" \
   --leader-elect=false \
   --controllers '*' \
-  --node-monitor-grace-period 10m \
+  --node-monitor-grace-period "$NODE_MONITOR_GRACE_PERIOD" \
   --service-account-private-key-file "$PKI/sa.key" \
   --root-ca-file "$CA" \
   --cluster-signing-cert-file "$CA" \
@@ -183,12 +205,19 @@ wait_for kube-controller-manager 120 alive_and kube-controller-manager healthy -
 wait_for kube-scheduler 120 alive_and kube-scheduler healthy -k "https://127.0.0.1:$SCHEDULER_PORT/healthz"
 
 # kwok: the Stage objects of its "fast" profile make nodes Ready and pods Running/Ready immediately,
-# and finish deleted pods (there is no kubelet to do it).
-STAGES="$CLUSTER_DIR/kwok-stages-$KWOK_VERSION.yaml"
+# and finish deleted pods (there is no kubelet to do it). Heartbeats as a kubelet does them, and as
+# kwokctl sets them up: kwok holds and renews a Lease per node in kube-node-lease (every
+# $NODE_LEASE_SECONDS/4 s), and the node-heartbeat-with-lease Stage refreshes the node's status
+# conditions every 10-20 minutes. Without them (the fast profile alone) nothing renews a node after
+# its first status, and the node-lifecycle controller turns every node and pod NotReady after the
+# grace period.
+STAGES="$CLUSTER_DIR/kwok-stages-$KWOK_VERSION-lease.yaml"
 if [ ! -s "$STAGES" ]; then
   kwok_dir=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
   {
-    for f in "$kwok_dir"/kustomize/stage/node/fast/node-initialize.yaml "$kwok_dir"/kustomize/stage/pod/fast/pod-*.yaml; do
+    for f in "$kwok_dir"/kustomize/stage/node/fast/node-initialize.yaml \
+      "$kwok_dir"/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+      "$kwok_dir"/kustomize/stage/pod/fast/pod-*.yaml; do
       echo "---"; cat "$f"
     done
   } > "$STAGES.tmp"
@@ -197,6 +226,7 @@ fi
 start kwok - \
   --kubeconfig "$COMPONENT_KUBECONFIG" \
   --config "$STAGES" \
+  --node-lease-duration-seconds "$NODE_LEASE_SECONDS" \
   --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
 
 nodes_yaml() {

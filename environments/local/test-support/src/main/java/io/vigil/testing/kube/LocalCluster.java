@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * annotation does not cover:
  *
  * <ul>
- *   <li>{@link #kubeconfig()}: the admin kubeconfig ({@code .local/cluster/kubeconfig}), e.g. for an
+ *   <li>{@link #kubeconfig()}: the admin kubeconfig ({@code .local/test-cluster/kubeconfig}), e.g. for an
  *       operator started by the test.</li>
  *   <li>{@link #newClient()}: a fabric8 client for the cluster (the caller closes it).</li>
  *   <li>{@link #installCrds(String...)} / {@link #uninstallCrds(String...)}: third-party CRD sets
@@ -33,7 +34,13 @@ import java.util.concurrent.TimeUnit;
  *       {@code --kubeconfig }{@link #kubeconfig()}.</li>
  * </ul>
  *
- * The repository root is found by walking up from the working directory (override with the system
+ * The tests' cluster is not the {@code make run} one: it lives in {@code .local/test-cluster}
+ * (override with the environment variable {@code VIGIL_TEST_CLUSTER_DIR}) and listens on ports that
+ * were free when it started ({@code VIGIL_CLUSTER_FRESH=1}: a cluster that is not running starts from
+ * empty state). It is shared by the test JVMs of one build; {@code make test} stops it at the end
+ * unless {@code VIGIL_KEEP_TEST_CLUSTER=1} (docs/local-environment.md).
+ *
+ * <p>The repository root is found by walking up from the working directory (override with the system
  * property {@code vigil.repo.root}). Script output (tool builds, startup progress) is echoed to
  * {@code System.out} with a {@code [local-kubernetes]} prefix.
  */
@@ -60,7 +67,7 @@ public final class LocalCluster {
         started = true;
     }
 
-    /** The admin kubeconfig of the running cluster ({@code .local/cluster/kubeconfig}). */
+    /** The admin kubeconfig of the running cluster ({@code .local/test-cluster/kubeconfig}). */
     public static Path kubeconfig() {
         ensureRunning();
         return clusterDir().resolve("kubeconfig");
@@ -170,11 +177,12 @@ public final class LocalCluster {
                 + Path.of("").toAbsolutePath() + "; set -Dvigil.repo.root");
     }
 
-    static Path clusterDir() {
-        String configured = System.getenv("VIGIL_CLUSTER_DIR");
+    /** The test cluster's state directory ({@code VIGIL_TEST_CLUSTER_DIR}, else {@code .local/test-cluster}). */
+    public static Path clusterDir() {
+        String configured = System.getenv("VIGIL_TEST_CLUSTER_DIR");
         return configured != null && !configured.isBlank()
-                ? Path.of(configured)
-                : repositoryRoot().resolve(".local/cluster");
+                ? Path.of(configured).toAbsolutePath()
+                : repositoryRoot().resolve(".local/test-cluster");
     }
 
     private static Path script(String name) {
@@ -190,6 +198,14 @@ public final class LocalCluster {
                 .directory(repositoryRoot().toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Map<String, String> env = builder.environment();
+        env.put("VIGIL_CLUSTER_DIR", clusterDir().toString());
+        env.put("VIGIL_CLUSTER_FRESH", "1");
+        // The older, shorter upstream default (the platform runs 1.32's 50 s): tests show that the
+        // kwok nodes' heartbeats hold even with it (ReadinessOverTimeClusterTest in the operator).
+        env.put("VIGIL_NODE_MONITOR_GRACE_PERIOD", "40s");
+        // Ports exported for the `make run` cluster must not steer the tests' cluster onto them.
+        env.keySet().removeIf(name -> name.startsWith("VIGIL_") && name.endsWith("_PORT"));
         List<String> lines = new ArrayList<>();
         Process process;
         try {

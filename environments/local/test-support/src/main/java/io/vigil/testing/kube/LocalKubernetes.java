@@ -25,9 +25,11 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <ul>
- *   <li>The cluster is started once per build if it is not running ({@code cluster-up.sh}, which
- *       builds the tools on a fresh machine: minutes, with progress printed) and left running for
- *       the next test class or module; {@code make cluster-down} stops it.</li>
+ *   <li>The tests' own cluster ({@code .local/test-cluster}, free ports; not the {@code make run}
+ *       one) is started once per build if it is not running ({@code cluster-up.sh}, which builds the
+ *       tools on a fresh machine: minutes, with progress printed) and shared by the next test classes
+ *       and modules; {@code make test} stops it at the end ({@code make test-cluster-down} after a
+ *       plain {@code ./mvnw verify}).</li>
  *   <li>Test constructors and methods may declare a {@link io.fabric8.kubernetes.client.KubernetesClient}
  *       (cluster-admin) and a {@link TestNamespace}: one client and one fresh namespace per test
  *       class, closed and deleted after the class.</li>

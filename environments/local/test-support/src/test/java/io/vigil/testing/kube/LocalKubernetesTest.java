@@ -38,6 +38,29 @@ class LocalKubernetesTest {
     private static final long WAIT_SECONDS = 120;
 
     @Test
+    void theTestsHaveTheirOwnClusterOnFreePorts(KubernetesClient client) {
+        assertThat(LocalCluster.kubeconfig()).startsWith(LocalCluster.clusterDir());
+        assertThat(LocalCluster.clusterDir()).isNotEqualTo(LocalCluster.repositoryRoot().resolve(".local/cluster"));
+        assertThat(client.getMasterUrl().getPort()).as("not the `make run` API server port").isNotEqualTo(16443);
+    }
+
+    @Test
+    void kwokHoldsALeasePerNodeAsItsHeartbeat(KubernetesClient client) {
+        var nodes = client.nodes().withLabel("type", "kwok").list().getItems();
+        assertThat(nodes).isNotEmpty();
+        for (var node : nodes) {
+            var lease = client.leases().inNamespace("kube-node-lease").withName(node.getMetadata().getName())
+                    .waitUntilCondition(l -> l != null && l.getSpec().getRenewTime() != null, WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(lease.getSpec().getLeaseDurationSeconds()).isPositive();
+            assertThat(lease.getMetadata().getOwnerReferences()).singleElement()
+                    .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(node.getMetadata().getUid()));
+            var renewed = lease.getSpec().getRenewTime();
+            client.leases().inNamespace("kube-node-lease").withName(node.getMetadata().getName())
+                    .waitUntilCondition(l -> l != null && l.getSpec().getRenewTime().isAfter(renewed), WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void deploymentOfThreeBecomesAvailable(KubernetesClient client, TestNamespace namespace) {
         client.apps().deployments().inNamespace(namespace.name()).resource(deployment("web", 3)).create();
 

@@ -17,7 +17,10 @@ KUBECONFIG_OUT="$CLUSTER_DIR/kubeconfig"
 COMPONENT_KUBECONFIG="$PKI/component.kubeconfig"
 
 # Fixed loopback ports of the local platform (see docs/local-environment.md). Tests never use these:
-# their cluster (VIGIL_CLUSTER_FRESH=1, below) picks free ports and records them in ports.env.
+# their cluster (VIGIL_CLUSTER_FRESH=1, below) picks free ports.
+# cluster-up records the ports a cluster starts on in ports.env; while any of its components runs,
+# those win over the environment, so a shell with other VIGIL_*_PORT values neither moves nor
+# breaks a running cluster (load_ports runs at the end of this file).
 PORTS_FILE="$CLUSTER_DIR/ports.env"
 load_ports() {
   APISERVER_PORT="${VIGIL_APISERVER_PORT:-16443}"
@@ -25,13 +28,18 @@ load_ports() {
   ETCD_PEER_PORT="${VIGIL_ETCD_PEER_PORT:-12380}"
   KCM_PORT="${VIGIL_KCM_PORT:-16457}"
   SCHEDULER_PORT="${VIGIL_SCHEDULER_PORT:-16459}"
-  # A cluster started on free ports keeps them while it lives: its ports.env wins over the above.
-  if [ -f "$PORTS_FILE" ]; then
+  if [ -f "$PORTS_FILE" ] && any_running; then
     # shellcheck source=/dev/null
     . "$PORTS_FILE"
   fi
 }
-load_ports
+
+# Records the current ports as this cluster's (cluster-up, before starting anything).
+save_ports() {
+  mkdir -p "$CLUSTER_DIR"
+  printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
+    "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" > "$PORTS_FILE"
+}
 SERVICE_CIDR="10.96.0.0/16"
 SERVICE_FIRST_IP="10.96.0.1"
 NODE_COUNT="${VIGIL_NODE_COUNT:-3}"
@@ -55,8 +63,8 @@ any_running() {
   return 1
 }
 
-# Writes $PORTS_FILE with five loopback ports that are free right now (all held open together while
-# choosing, so they differ) and loads them.
+# Sets the five ports to loopback ports that are free right now (all held open together while
+# choosing, so they differ).
 pick_free_ports() {
   local ports
   ports=$(python3 -c '
@@ -66,11 +74,7 @@ for s in socks:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 ') || die "cannot pick free ports (python3 is needed)"
-  read -r a e p k s <<< "$ports"
-  mkdir -p "$CLUSTER_DIR"
-  printf 'APISERVER_PORT=%s\nETCD_PORT=%s\nETCD_PEER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
-    "$a" "$e" "$p" "$k" "$s" > "$PORTS_FILE"
-  load_ports
+  read -r APISERVER_PORT ETCD_PORT ETCD_PEER_PORT KCM_PORT SCHEDULER_PORT <<< "$ports"
 }
 
 log() { echo "==> [cluster] $*" >&2; }
@@ -142,3 +146,5 @@ module_dir() {
   [ -n "$dir" ] && [ -d "$dir" ] || die "could not download Go module $1"
   echo "$dir"
 }
+
+load_ports

@@ -28,6 +28,7 @@ if [ "${VIGIL_CLUSTER_FRESH:-0}" = 1 ] && ! any_running; then
   pick_free_ports
   log "fresh cluster in $CLUSTER_DIR on free ports (API server $APISERVER_PORT)"
 fi
+any_running || save_ports
 
 command -v openssl >/dev/null || die "openssl is missing: run environments/local/bin/ensure-deps.sh"
 command -v go >/dev/null || die "go is missing (needed to build the control plane): https://go.dev/dl/"

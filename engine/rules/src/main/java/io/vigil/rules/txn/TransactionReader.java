@@ -61,11 +61,7 @@ public final class TransactionReader {
 
     /** Reads {@code length} bytes from {@code offset}; the caller sets {@link Transaction#raw(byte[])} if it wants it. */
     public Transaction read(byte[] body, int offset, int length) throws InvalidTransactionException {
-        int bad = Utf8.firstInvalid(body, offset, offset + length);
-        if (bad >= 0) {
-            throw new InvalidTransactionException(fieldAt(body, offset, length, bad - offset),
-                    "invalid UTF-8 at byte " + (bad - offset));
-        }
+        checkUtf8(body, offset, length);
         Transaction txn = new Transaction();
         try (JsonParser p = factory.createParser(body, offset, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -110,6 +106,18 @@ public final class TransactionReader {
             throw new InvalidTransactionException("transaction_id", "must be 1 to 128 characters");
         }
         return txn;
+    }
+
+    /**
+     * Refuses bytes that are not well-formed UTF-8 ({@link Utf8}), naming the field that holds the
+     * first bad byte. For any JSON body: the management port checks simulate/replay bodies with it.
+     */
+    public static void checkUtf8(byte[] body, int offset, int length) throws InvalidTransactionException {
+        int bad = Utf8.firstInvalid(body, offset, offset + length);
+        if (bad >= 0) {
+            throw new InvalidTransactionException(fieldAt(body, offset, length, bad - offset),
+                    "invalid UTF-8 at byte " + (bad - offset));
+        }
     }
 
     /** Reads one top-level field; returns its bit in the seen mask, 0 for an unknown (skipped) key. */
@@ -379,7 +387,7 @@ public final class TransactionReader {
                 if (p.currentTokenLocation().getByteOffset() > at) {
                     return last;
                 }
-                last = path(p.getParsingContext());
+                last = pathOf(p.getParsingContext());
             }
         } catch (IOException e) {
             // Jackson refuses some ill-formed bytes itself: the token it was reading is the one.
@@ -390,8 +398,8 @@ public final class TransactionReader {
 
     private static final JsonFactory STRICT_LOCATIONS = new JsonFactory();
 
-    /** {@code billing_address.country}, {@code custom_fields.note}: names of the enclosing objects. */
-    private static String path(com.fasterxml.jackson.core.JsonStreamContext ctx) {
+    /** {@code billing_address.country}, {@code custom_fields.note}, {@code extra[1]}: where a parser is, as a field path. */
+    public static String pathOf(com.fasterxml.jackson.core.JsonStreamContext ctx) {
         StringBuilder sb = new StringBuilder();
         for (var c = ctx; c != null && !c.inRoot(); c = c.getParent()) {
             String part = c.inObject() ? c.getCurrentName() : "[" + Math.max(0, c.getCurrentIndex()) + "]";

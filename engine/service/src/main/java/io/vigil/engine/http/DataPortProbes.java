@@ -13,7 +13,7 @@ import jakarta.json.JsonObject;
 import java.util.function.Supplier;
 
 /**
- * {@code GET /health}, {@code /health/live} and {@code /health/ready} on the data port, where the
+ * {@code GET /health}, {@code /health/live}, {@code /health/ready} and {@code /health/started} on the data port, where the
  * existing engine served its probes and where its callers' probes and harnesses still call them.
  * The same health checks as the management port's {@code /q/health/*}, so the same meaning and the
  * same 200/503, but only each check's name and status: the checks' data (ruleset versions, circuit
@@ -24,6 +24,7 @@ public class DataPortProbes {
     public static final String HEALTH = "/health";
     public static final String LIVE = "/health/live";
     public static final String READY = "/health/ready";
+    public static final String STARTED = "/health/started";
 
     @Inject
     SmallRyeHealthReporter reporter;
@@ -32,6 +33,7 @@ public class DataPortProbes {
         probe(router, HEALTH, reporter::getHealth);
         probe(router, LIVE, reporter::getLiveness);
         probe(router, READY, reporter::getReadiness);
+        probe(router, STARTED, reporter::getStartup);
     }
 
     private void probe(Router router, String path, Supplier<SmallRyeHealth> checks) {

@@ -226,7 +226,10 @@ public class DataRoutes {
                 }
             }
             w.raw(']');
-            w.key("storage_accessible").bool(failure == null && Boolean.TRUE.equals(accessible));
+            boolean storage = failure == null && Boolean.TRUE.equals(accessible);
+            w.key("storage_accessible").bool(storage);
+            w.key("storageAccessible").bool(storage); // the existing engine's own spelling of the same key
+
             w.key("in_flight").number(decisions.inFlight());
             w.raw('}');
             ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());

@@ -20,7 +20,7 @@ class DataPortProbesTest {
 
     @Test
     void liveAndReadyAnswerOnTheDataPortLikeOnTheManagementPort() {
-        for (String probe : List.of("", "/live", "/ready")) {
+        for (String probe : List.of("", "/live", "/ready", "/started")) {
             JsonPath data = given().when().get("/health" + probe).then().statusCode(200).contentType("application/json")
                     .body("status", equalTo("UP")).extract().jsonPath();
             JsonPath management = Management.given().when().get("/q/health" + probe).then().statusCode(200)

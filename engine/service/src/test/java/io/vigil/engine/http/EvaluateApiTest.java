@@ -265,7 +265,8 @@ class EvaluateApiTest {
                 .body("rulesets_loaded", equalTo(3))
                 .body("rulesets", hasSize(3))
                 // this profile runs without a velocity store: nothing answered
-                .body("storage_accessible", equalTo(false));
+                .body("storage_accessible", equalTo(false))
+                .body("storageAccessible", equalTo(false));
     }
 
     @Test

@@ -38,6 +38,7 @@ public final class TransactionReader {
     private static final long BILLING_ADDRESS = 1L << 60;
     private static final long SHIPPING_ADDRESS = 1L << 61;
     private static final long CUSTOM_FIELDS = 1L << 62;
+    private static final String CUSTOM_FIELDS_NAME = "custom_fields";
     private static final long TIMESTAMPS = (1L << Field.TIMESTAMP.ordinal()) | OCCURRED_AT;
 
     static {
@@ -76,7 +77,7 @@ public final class TransactionReader {
                 String timestampBefore = txn.text(Field.TIMESTAMP);
                 long bit = readField(p, txn, name, v);
                 if (bit == 0) {
-                    unknown = Keys.add(unknown, name, name);
+                    unknown = Keys.add(unknown, null, name);
                 } else if ((seen & bit) != 0) {
                     throw new InvalidTransactionException(name, DUPLICATE_KEY);
                 } else if ((bit & TIMESTAMPS) != 0 && (seen & TIMESTAMPS) != 0
@@ -185,7 +186,7 @@ public final class TransactionReader {
 
     private static void amount(JsonParser p, Transaction txn, Field f, JsonToken v) throws IOException, InvalidTransactionException {
         if (v == JsonToken.VALUE_NUMBER_INT || v == JsonToken.VALUE_NUMBER_FLOAT) {
-            txn.setNumber(f, finite(p, f.jsonName()), p.getText());
+            txn.setNumber(f, finite(p, null, f.jsonName()), p.getText());
         } else if (v == JsonToken.VALUE_NULL) {
             txn.setText(f, null);
         } else {
@@ -194,12 +195,17 @@ public final class TransactionReader {
     }
 
     /** The current number as a double; one too large for a double (1e400) is refused, never infinity. */
-    private static double finite(JsonParser p, String name) throws IOException, InvalidTransactionException {
+    private static double finite(JsonParser p, String prefix, String name) throws IOException, InvalidTransactionException {
         double d = p.getDoubleValue();
         if (Double.isInfinite(d)) {
-            throw new InvalidTransactionException(name, OUT_OF_RANGE);
+            throw new InvalidTransactionException(path(prefix, name), OUT_OF_RANGE);
         }
         return d;
+    }
+
+    /** {@code prefix.key}, built only for an error message: the happy path concatenates nothing. */
+    private static String path(String prefix, String key) {
+        return prefix == null ? key : prefix + "." + key;
     }
 
     private static void bool(Transaction txn, Field f, JsonToken v, String name) throws InvalidTransactionException {
@@ -274,9 +280,8 @@ public final class TransactionReader {
                 default -> null;
             };
             if (f == null) {
-                String path = name + "." + key;
-                other = Keys.add(other, key, path);
-                skip(p, sv, path); // other address lines are not used by rules
+                other = Keys.add(other, name, key);
+                skip(p, sv, path(name, key)); // other address lines are not used by rules
                 continue;
             }
             long bit = 1L << f.ordinal();
@@ -302,20 +307,23 @@ public final class TransactionReader {
         if (v != JsonToken.START_OBJECT) {
             throw new InvalidTransactionException("custom_fields", EXPECTED_OBJECT);
         }
-        Keys keys = null;
+        // Duplicates: a key already holding a value is in the transaction's custom map; only keys
+        // that were null need a list of their own (rare, so usually nothing is allocated).
+        Keys nulls = null;
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
             String key = p.currentName();
-            String path = "custom_fields." + key;
-            keys = Keys.add(keys, key, path);
+            if (txn.custom(key) != null || (nulls != null && nulls.contains(key))) {
+                throw new InvalidTransactionException(path(CUSTOM_FIELDS_NAME, key), DUPLICATE_KEY);
+            }
             JsonToken sv = p.nextToken();
             switch (sv) {
                 case VALUE_STRING -> txn.setCustom(key, p.getText());
-                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> txn.setCustom(key, finite(p, path));
+                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> txn.setCustom(key, finite(p, CUSTOM_FIELDS_NAME, key));
                 case VALUE_TRUE -> txn.setCustom(key, Boolean.TRUE);
                 case VALUE_FALSE -> txn.setCustom(key, Boolean.FALSE);
-                case VALUE_NULL -> txn.setCustom(key, null);
-                default -> throw new InvalidTransactionException(path, EXPECTED_SCALAR);
+                case VALUE_NULL -> nulls = Keys.add(nulls, CUSTOM_FIELDS_NAME, key);
+                default -> throw new InvalidTransactionException(path(CUSTOM_FIELDS_NAME, key), EXPECTED_SCALAR);
             }
         }
         if (t != JsonToken.END_OBJECT) {
@@ -330,9 +338,8 @@ public final class TransactionReader {
             JsonToken t;
             while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
                 String key = p.currentName();
-                String inner = path + "." + key;
-                keys = Keys.add(keys, key, inner);
-                skip(p, p.nextToken(), inner);
+                keys = Keys.add(keys, path, key);
+                skip(p, p.nextToken(), path(path, key));
             }
             if (t != JsonToken.END_OBJECT) {
                 throw new InvalidTransactionException(null, "not valid JSON");
@@ -357,21 +364,27 @@ public final class TransactionReader {
         private String[] names = new String[8];
         private int size;
 
-        /** Adds {@code key} to {@code keys} (created when null); a key already there is refused as {@code path}. */
-        static Keys add(Keys keys, String key, String path) throws InvalidTransactionException {
+        /** Adds {@code key} to {@code keys} (created when null); a key already there is refused as {@code prefix.key}. */
+        static Keys add(Keys keys, String prefix, String key) throws InvalidTransactionException {
             if (keys == null) {
                 keys = new Keys();
-            }
-            for (int i = 0; i < keys.size; i++) {
-                if (keys.names[i].equals(key)) {
-                    throw new InvalidTransactionException(path, DUPLICATE_KEY);
-                }
+            } else if (keys.contains(key)) {
+                throw new InvalidTransactionException(path(prefix, key), DUPLICATE_KEY);
             }
             if (keys.size == keys.names.length) {
                 keys.names = java.util.Arrays.copyOf(keys.names, keys.size * 2);
             }
             keys.names[keys.size++] = key;
             return keys;
+        }
+
+        boolean contains(String key) {
+            for (int i = 0; i < size; i++) {
+                if (names[i].equals(key)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -145,6 +145,27 @@ class HostileTransactionTest {
     }
 
     @Test
+    void theBadByteIsFoundWhereverItIsInTheWord() {
+        // the checker skips ASCII eight bytes at a time: every position, range start and end must still be exact
+        for (int len = 0; len < 40; len++) {
+            byte[] ascii = "a".repeat(len).getBytes(StandardCharsets.US_ASCII);
+            assertThat(Utf8.firstInvalid(ascii, 0, len)).isEqualTo(-1);
+            for (int bad = 0; bad < len; bad++) {
+                byte[] b = ascii.clone();
+                b[bad] = (byte) 0xC0;
+                assertThat(Utf8.firstInvalid(b, 0, len)).as("len %d bad %d", len, bad).isEqualTo(bad);
+                for (int from = 0; from <= bad; from += 3) {
+                    assertThat(Utf8.firstInvalid(b, from, len)).isEqualTo(bad);
+                }
+                assertThat(Utf8.firstInvalid(b, 0, bad)).as("range ends before it").isEqualTo(-1);
+            }
+        }
+        byte[] euro = "€€€€€€€€€€".getBytes(StandardCharsets.UTF_8);
+        assertThat(Utf8.firstInvalid(euro, 0, euro.length)).isEqualTo(-1);
+        assertThat(Utf8.firstInvalid(euro, 0, euro.length - 1)).as("cut inside the last one").isEqualTo(euro.length - 3);
+    }
+
+    @Test
     void bodyAtAnOffsetIsCheckedWithinItsRange() throws InvalidTransactionException {
         byte[] framed = body("", new int[] {0xFF}, "{\"transaction_id\":\"t\"}");
         assertThat(reader.read(framed, 1, framed.length - 1).transactionId()).isEqualTo("t");

@@ -3,6 +3,7 @@ package io.vigil.engine.http;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -29,7 +30,7 @@ public class ClientErrors {
     public enum Kind {
         /** Malformed HTTP/1.1 body framing; answered 400 when the connection still allows it, then closed. */
         FRAMING("framing"),
-        /** The caller closed the connection (or reset the stream) before the body ended; nobody to answer. */
+        /** The caller closed the connection (or reset its HTTP/2 stream) before the body ended; nobody to answer. */
         ABORTED("aborted"),
         /** A Transfer-Encoding other than chunked: 501 (RFC 9112 §6.1), then closed. */
         TRANSFER_CODING("transfer_coding");
@@ -59,7 +60,8 @@ public class ClientErrors {
      */
     static Kind classify(RoutingContext ctx) {
         Throwable cause = ctx.failure();
-        if (cause instanceof HttpClosedException || cause instanceof ClosedChannelException || ctx.response().closed()) {
+        if (cause instanceof HttpClosedException || cause instanceof StreamResetException
+                || cause instanceof ClosedChannelException || ctx.response().closed()) {
             return Kind.ABORTED;
         }
         if (!ctx.request().isEnded()) {

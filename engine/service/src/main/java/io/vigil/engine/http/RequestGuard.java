@@ -39,7 +39,9 @@ public class RequestGuard {
 
     private void guard(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
-        List<String> codings = request.headers().getAll(HttpHeaders.TRANSFER_ENCODING);
+        // getHeader first: no list is allocated for the usual request without Transfer-Encoding
+        List<String> codings = request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null ? List.of()
+                : request.headers().getAll(HttpHeaders.TRANSFER_ENCODING);
         if (!codings.isEmpty() && !onlyChunked(codings)) {
             clientErrors.record(endpointOf(request.path()), ClientErrors.Kind.TRANSFER_CODING,
                     request.method() + " " + request.path(), "Transfer-Encoding " + String.join(", ", codings));

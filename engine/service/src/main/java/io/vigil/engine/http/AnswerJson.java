@@ -10,8 +10,9 @@ import java.util.Locale;
 /**
  * The JSON of an evaluate answer (engine contract §3). AUTH: the slim object with exactly the keys
  * transaction_id, decision, engine_mode, engine_error_code, ruleset_key, ruleset_version, rule_id,
- * reason_code, decision_id. MONITORING: the caller's decision with every matched rule. With
- * explain: matched rules, velocity results and the timing breakdown are added.
+ * reason_code, decision_id. MONITORING: the caller's decision with every matched rule, and
+ * {@code evaluation_type} as the existing engine's answer had it. With explain: evaluation_type,
+ * matched rules, velocity results and the timing breakdown are added.
  */
 public final class AnswerJson {
     private AnswerJson() {
@@ -20,6 +21,9 @@ public final class AnswerJson {
     public static JsonWriter write(JsonWriter w, DecisionRecord r, boolean explain) {
         w.raw('{');
         w.key("transaction_id").string(r.transactionId());
+        if (explain || r.type() == EvaluationType.MONITORING) {
+            w.key("evaluation_type").name(r.type());
+        }
         w.key("decision").name(r.decision());
         w.key("engine_mode").name(r.mode());
         w.key("engine_error_code").name(r.errorCode());

@@ -17,7 +17,6 @@ import io.vigil.engine.ruleset.RulesetRegistry;
 import io.vigil.engine.ruleset.RulesetSnapshot;
 import io.vigil.rules.eval.EvaluationType;
 import io.vigil.rules.eval.Outcome;
-import io.vigil.rules.txn.Field;
 import io.vigil.rules.txn.InvalidTransactionException;
 import io.vigil.rules.txn.Transaction;
 import io.vigil.rules.txn.TransactionReader;
@@ -43,6 +42,7 @@ public class DataRoutes {
     static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
     static final CharSequence X_EXPLAIN = HttpHeaders.createOptimized("X-Explain");
     private static final String START = "vigil.start";
+    private static final String CLIENT_ERROR = "vigil.client-error";
 
     @Inject
     DecisionPath decisions;
@@ -50,6 +50,10 @@ public class DataRoutes {
     RulesetRegistry rulesets;
     @Inject
     VigilConfig config;
+    @Inject
+    ClientErrors clientErrors;
+    @Inject
+    StorageHealth storage;
 
     private final TransactionReader reader = new TransactionReader();
 
@@ -106,15 +110,10 @@ public class DataRoutes {
         long parseNanos = System.nanoTime() - parseStart;
         Outcome callerDecision = null;
         if (type == EvaluationType.MONITORING) {
-            String d = txn.text(Field.DECISION);
-            if (d == null) {
-                reject(ctx, endpoint, 400, "INVALID_REQUEST", "decision: required for monitoring", "decision");
-                return;
-            }
-            callerDecision = outcome(d);
-            if (callerDecision == null) {
-                reject(ctx, endpoint, 400, "INVALID_REQUEST",
-                        "decision: expected APPROVE, DECLINE or REVIEW, was \"" + d + "\"", "decision");
+            try {
+                callerDecision = CallerDecision.of(txn);
+            } catch (InvalidTransactionException e) {
+                reject(ctx, endpoint, 400, "INVALID_REQUEST", e.getMessage(), e.field());
                 return;
             }
         }
@@ -139,15 +138,6 @@ public class DataRoutes {
         return h != null && h.equalsIgnoreCase("true");
     }
 
-    static Outcome outcome(String s) {
-        return switch (s) {
-            case "APPROVE" -> Outcome.APPROVE;
-            case "DECLINE" -> Outcome.DECLINE;
-            case "REVIEW" -> Outcome.REVIEW;
-            default -> null;
-        };
-    }
-
     /** {@code application/json}, with parameters such as charset, or any {@code application/*+json}. */
     static boolean acceptableContentType(String contentType) {
         if (contentType == null) {
@@ -163,16 +153,30 @@ public class DataRoutes {
         return contentType == null ? "missing" : "\"" + contentType + "\"";
     }
 
-    /** Failures raised by handlers of the chain: the body limit (413) and anything unexpected. */
+    /**
+     * Failures raised by handlers of the chain: the body limit (413), the caller breaking the
+     * request (framing, abort: {@link ClientErrors}, never an engine error) and anything unexpected.
+     */
     private void failed(RoutingContext ctx, String endpoint) {
         int status = ctx.statusCode();
-        if (status == 413) {
+        ClientErrors.Kind clientError = status == 413 ? null : ClientErrors.classify(ctx);
+        if (clientError != null) {
+            if (ctx.get(CLIENT_ERROR) != null) {
+                return; // the connection closing after a framing error fails the request once more: one error
+            }
+            ctx.put(CLIENT_ERROR, clientError);
+            clientErrors.record(endpoint, clientError, ctx.request().method() + " " + ctx.request().path(), ctx.failure());
+            if (clientError == ClientErrors.Kind.FRAMING) {
+                ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+                Errors.send(ctx.response(), 400, "INVALID_REQUEST", "body: malformed HTTP message framing", null);
+            }
+        } else if (status == 413) {
             reject(ctx, endpoint, 413, "PAYLOAD_TOO_LARGE",
                     "body: larger than the limit of " + config.engine().maxBodyBytes() + " bytes", null);
         } else if (status == 400) {
             reject(ctx, endpoint, 400, "INVALID_REQUEST", "body: could not be read", null);
         } else {
-            LOG.errorf(ctx.failure(), "unexpected failure on %s", ctx.request().path());
+            LOG.errorf(ctx.failure(), "unexpected failure (status %d) on %s", status, ctx.request().path());
             // Counted with the 4xx rejections: the availability SLI reads status="500" from this counter.
             decisions.metrics().rejected(endpoint, 500, "INTERNAL_ERROR");
             if (!ctx.response().ended()) {
@@ -196,31 +200,40 @@ public class DataRoutes {
                 ctx.request().method() + " is not allowed on " + ctx.request().path() + "; use " + allowed, null);
     }
 
-    /** Compatibility health of the existing engine: always UP while the process answers, with what is loaded. */
+    /**
+     * Compatibility health of the existing engine: always UP while the process answers, with what is
+     * loaded and whether the velocity store answered recently ({@link StorageHealth}).
+     */
     private void health(RoutingContext ctx) {
-        RulesetSnapshot snapshot = rulesets.current();
-        JsonWriter w = JsonWriter.get().raw('{');
-        w.key("status").string("UP");
-        w.key("rulesets_loaded").number(snapshot.partitionCount());
-        w.key("rulesets").raw('[');
-        boolean first = true;
-        for (KeyRulesets k : snapshot.keys()) {
-            for (LoadedRuleset p : k.partitions()) {
-                if (!first) {
-                    w.comma();
+        storage.accessible().whenComplete((accessible, failure) -> {
+            RulesetSnapshot snapshot = rulesets.current();
+            JsonWriter w = JsonWriter.get().raw('{');
+            w.key("status").string("UP");
+            w.key("rulesets_loaded").number(snapshot.partitionCount());
+            w.key("rulesets").raw('[');
+            boolean first = true;
+            for (KeyRulesets k : snapshot.keys()) {
+                for (LoadedRuleset p : k.partitions()) {
+                    if (!first) {
+                        w.comma();
+                    }
+                    first = false;
+                    w.raw('{');
+                    w.key("key").string(p.key());
+                    w.key("partition").string(p.partition());
+                    w.key("version").number(p.version());
+                    w.raw('}');
                 }
-                first = false;
-                w.raw('{');
-                w.key("key").string(p.key());
-                w.key("partition").string(p.partition());
-                w.key("version").number(p.version());
-                w.raw('}');
             }
-        }
-        w.raw(']');
-        w.key("in_flight").number(decisions.inFlight());
-        w.raw('}');
-        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+            w.raw(']');
+            boolean storage = failure == null && Boolean.TRUE.equals(accessible);
+            w.key("storage_accessible").bool(storage);
+            w.key("storageAccessible").bool(storage); // the existing engine's own spelling of the same key
+
+            w.key("in_flight").number(decisions.inFlight());
+            w.raw('}');
+            ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+        });
     }
 
 }

@@ -31,6 +31,13 @@ public class NoopRoute {
     public interface HttpConfig {
         NoopEndpoint noopEndpoint();
 
+        /**
+         * How recent the velocity store's last answer must be for {@code storage_accessible} on
+         * {@code /v1/evaluate/health} without probing it again ({@link StorageHealth}).
+         */
+        @WithDefault("10s")
+        java.time.Duration storageFreshness();
+
         interface NoopEndpoint {
             @WithDefault("false")
             boolean enabled();

@@ -1,8 +1,12 @@
 package io.vigil.engine.management;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.vertx.http.ManagementInterface;
@@ -21,6 +25,8 @@ import io.vigil.engine.ruleset.RulesetWatcher;
 import io.vigil.rules.eval.CompiledRuleset;
 import io.vigil.rules.parse.RulesetFormat;
 import io.vigil.rules.parse.ValidationError;
+import io.vigil.rules.txn.InvalidTransactionException;
+import io.vigil.rules.txn.TransactionReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -49,7 +55,11 @@ public class ManagementRoutes {
     @Inject
     ObjectMapper mapper;
 
+    private ObjectReader strict;
+
     void init(@Observes ManagementInterface management) {
+        strict = mapper.reader().with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         Router router = management.router();
         BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY);
         router.get("/rulesets").handler(this::list);
@@ -149,13 +159,29 @@ public class ManagementRoutes {
         }
     }
 
+    /**
+     * Simulate and replay bodies are read as strictly as the data port reads a transaction:
+     * well-formed UTF-8, no duplicate key, and numbers kept exact (so one too large for a double
+     * reaches the transaction reader and is refused there, like on the data port).
+     */
     private void json(RoutingContext ctx, Function<JsonNode, ObjectNode> operation) {
         JsonNode request;
         try {
             byte[] bytes = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
-            request = bytes.length == 0 ? null : mapper.readTree(bytes);
+            TransactionReader.checkUtf8(bytes, 0, bytes.length);
+            request = bytes.length == 0 ? null : strict.readTree(bytes);
+        } catch (InvalidTransactionException e) {
+            Errors.send(ctx.response(), 400, "INVALID_REQUEST", e.getMessage(), e.field());
+            return;
         } catch (IOException e) {
-            Errors.send(ctx.response(), 400, "INVALID_REQUEST", "body: not JSON (" + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()) + ")", null);
+            String field = e instanceof StreamReadException r && r.getProcessor() instanceof JsonParser p
+                    ? TransactionReader.pathOf(p.getParsingContext()) : null;
+            String detail = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+            if (detail != null && detail.startsWith("Duplicate field") && field != null) {
+                Errors.send(ctx.response(), 400, "INVALID_REQUEST", field + ": duplicate key", field);
+            } else {
+                Errors.send(ctx.response(), 400, "INVALID_REQUEST", "body: not JSON (" + detail + ")", null);
+            }
             return;
         }
         try {

@@ -8,6 +8,7 @@ import io.vigil.engine.VigilConfig;
 import io.vigil.engine.decision.DecisionPath;
 import io.vigil.engine.decision.DecisionRecord;
 import io.vigil.engine.http.AnswerJson;
+import io.vigil.engine.http.CallerDecision;
 import io.vigil.engine.http.JsonWriter;
 import io.vigil.engine.ruleset.KeyRulesets;
 import io.vigil.engine.ruleset.LoadedRuleset;
@@ -89,6 +90,7 @@ public class Simulator {
             source = active.source();
         }
         EvaluationType type = evaluationType(request, ruleset);
+        requireCallerDecision(txn, type, "transaction");
         ObjectNode out = mapper.createObjectNode();
         out.put("ruleset_source", source);
         out.put("evaluation_type", type.name());
@@ -147,6 +149,7 @@ public class Simulator {
                             + rulesets.version() + " for this transaction's country and no global one", null, List.of());
                 }
                 EvaluationType type = forced != null ? forced : typeOf(partition.compiled());
+                requireCallerDecision(txn, type, path);
                 DecisionRecord r = evaluate(partition.compiled(), txn, type);
                 decisions.merge(r.decision(), 1, Integer::sum);
                 result = answer(r);
@@ -250,6 +253,19 @@ public class Simulator {
             throw new ManagementError(400, "INVALID_REQUEST", field + ": " + e.detail(), field, List.of());
         } catch (IOException e) {
             throw ManagementError.invalid(path, "not serialisable: " + e.getMessage());
+        }
+    }
+
+    /** MONITORING needs the caller's decision, refused here exactly as the data port refuses it. */
+    private static void requireCallerDecision(Transaction txn, EvaluationType type, String path) {
+        if (type != EvaluationType.MONITORING) {
+            return;
+        }
+        try {
+            CallerDecision.of(txn);
+        } catch (InvalidTransactionException e) {
+            String field = path + "." + e.field();
+            throw new ManagementError(400, "INVALID_REQUEST", field + ": " + e.detail(), field, List.of());
         }
     }
 

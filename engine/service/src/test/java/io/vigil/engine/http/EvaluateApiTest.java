@@ -139,6 +139,7 @@ class EvaluateApiTest {
                 .body("{\"transaction_id\":\"t-mon\",\"card_hash\":\"c-7\",\"amount\":2000,\"card_present\":false,\"decision\":\"APPROVE\"}")
                 .when().post("/v1/evaluate/monitoring").then().statusCode(200).extract().jsonPath();
         assertThat(m.getString("decision")).isEqualTo("APPROVE");
+        assertThat(m.getString("evaluation_type")).as("as the existing engine's answer").isEqualTo("MONITORING");
         assertThat(m.getString("ruleset_key")).isEqualTo("CARD_MONITORING");
         assertThat(m.getString("engine_mode")).isEqualTo("NORMAL");
         assertThat(m.getList("matched_rules.rule_id")).containsExactlyInAnyOrder("mon-high-amount", "mon-card-not-present");
@@ -262,7 +263,10 @@ class EvaluateApiTest {
                 .then().statusCode(200)
                 .body("status", equalTo("UP"))
                 .body("rulesets_loaded", equalTo(3))
-                .body("rulesets", hasSize(3));
+                .body("rulesets", hasSize(3))
+                // this profile runs without a velocity store: nothing answered
+                .body("storage_accessible", equalTo(false))
+                .body("storageAccessible", equalTo(false));
     }
 
     @Test

@@ -78,7 +78,7 @@ class CrdSchemaTest {
         assertThat(rules).contains(
                 "self.p50Ms <= self.p95Ms && self.p95Ms <= self.p99Ms",
                 "self.minReplicas <= self.maxReplicas",
-                "!(has(self.managed) && has(self.external))",
+                "has(self.managed) != has(self.external)",
                 "!(has(self.replicas) && has(self.autoscaling))",
                 "self.all(r, self.exists_one(s, s.key == r.key))");
 
@@ -93,6 +93,15 @@ class CrdSchemaTest {
         if (schema.has("items")) {
             collectRules(schema.get("items"), into);
         }
+    }
+
+    @Test
+    void aFraudEngineNeedsASpecWithAtLeastOneRuleset() throws IOException {
+        JsonNode root = version(crd("fraudengines")).path("schema").path("openAPIV3Schema");
+        assertThat(root.path("required")).extracting(JsonNode::asText).contains("spec");
+        JsonNode spec = root.path("properties").path("spec");
+        assertThat(spec.path("required")).extracting(JsonNode::asText).contains("rulesets");
+        assertThat(spec.path("properties").path("rulesets").path("minItems").asInt()).isEqualTo(1);
     }
 
     @Test

@@ -47,6 +47,7 @@ import io.vigil.operator.engine.dependent.RelayScaledObjectDependent;
 import io.vigil.operator.engine.dependent.RelayTriggerAuthenticationDependent;
 import io.vigil.operator.engine.dependent.RulesetConfigMapsDependent;
 import io.vigil.operator.engine.dependent.ServiceMonitorDependent;
+import io.vigil.operator.engine.desired.Wanted;
 import io.vigil.operator.support.OptionalCrds;
 import io.vigil.operator.support.OptionalCrds.Crd;
 import java.time.Duration;
@@ -238,15 +239,13 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
         if (io.vigil.operator.engine.desired.RedisConnection.of(fe).password() != null) {
             needed.add(Crd.KEDA_TRIGGER_AUTHENTICATION);
         }
-        if (!spec.velocity.redis.hasExternal()) {
-            if (spec.velocity.redis.managedOrDefault().replication()) {
-                needed.add(Crd.REDIS_REPLICATION);
-                needed.add(Crd.REDIS_SENTINEL);
-            } else {
-                needed.add(Crd.REDIS);
-            }
+        if (Wanted.redisReplication(fe)) {
+            needed.add(Crd.REDIS_REPLICATION);
+            needed.add(Crd.REDIS_SENTINEL);
+        } else if (Wanted.redisStandalone(fe)) {
+            needed.add(Crd.REDIS);
         }
-        if (!spec.durability.kafka.hasExternal()) {
+        if (Wanted.kafkaManaged(fe)) {
             needed.addAll(List.of(Crd.STRIMZI_KAFKA, Crd.STRIMZI_NODE_POOL, Crd.STRIMZI_TOPIC));
         }
         if (Boolean.TRUE.equals(spec.observability.serviceMonitor.enabled)) {

@@ -131,7 +131,31 @@ class FraudEngineClusterTest {
                 .hasMessageContaining("durability.relay.minReplicas must not exceed maxReplicas");
         assertThatThrownBy(() -> client.resource(engine("bad-redis", 1,
                 "velocity: {redis: {managed: {}, external: {address: 'r:6379'}}}")).create())
-                .hasMessageContaining("set either velocity.redis.managed or velocity.redis.external, not both");
+                .hasMessageContaining("set exactly one of velocity.redis.managed");
+        // Nothing managed unless asked for: a spec naming neither a managed nor an external store is refused
+        // (velocity and durability default to {}, so leaving them out is the same).
+        assertThatThrownBy(() -> client.resource(engine("no-redis", 1, "velocity: {redis: {}}")).create())
+                .hasMessageContaining("set exactly one of velocity.redis.managed");
+        assertThatThrownBy(() -> client.resource(engine("no-kafka", 1, "durability: {topic: {replicas: 1}}")).create())
+                .hasMessageContaining("set exactly one of durability.kafka.managed");
+        // No spec, or no ruleset: nothing to run, refused (it once got a managed Redis, a Kafka and engine pods).
+        assertThatThrownBy(() -> client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: no-spec}
+                """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).inNamespace(ns).create())
+                .hasMessageContaining("spec: Required value");
+        assertThatThrownBy(() -> client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: no-rulesets}
+                spec:
+                  rulesets: []
+                  velocity: {redis: {external: {address: 'redis.example:6379'}}}
+                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}}
+                """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).inNamespace(ns).create())
+                .hasMessageContaining("should have at least 1 items");
+        assertThat(client.resources(FraudEngine.class).inNamespace(ns).list().getItems()).isEmpty();
         FraudEngine badKey = engine("bad-key", 1, "");
         badKey.getSpec().rulesets.get(0).key = "card_auth";
         assertThatThrownBy(() -> client.resource(badKey).create()).hasMessageContaining("spec.rulesets[0].key");

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.RulesetRef;
+import io.vigil.operator.engine.desired.Wanted;
 import io.vigil.operator.engine.desired.DesiredState;
 import io.vigil.operator.engine.desired.EngineWorkload;
 import io.vigil.operator.engine.desired.RelayWorkload;
@@ -49,6 +50,18 @@ class DesiredStateTest {
         List<String> managed = DesiredState.all(plan(Fixtures.engine("defaults"))).stream().map(HasMetadata::getKind).toList();
         assertThat(managed).contains("Redis", "Kafka", "KafkaNodePool", "KafkaTopic", "PrometheusRule", "ServiceMonitor")
                 .doesNotContain("TriggerAuthentication", "HorizontalPodAutoscaler");
+    }
+
+    @Test
+    void managedRedisAndKafkaOnlyWhenTheSpecAsksForThem() {
+        // What the schema now refuses (neither managed nor external), were it to reach the operator:
+        // nothing is declared to redis-operator or Strimzi.
+        FraudEngine fe = Fixtures.engine("defaults");
+        fe.getSpec().velocity.redis.managed = null;
+        fe.getSpec().durability.kafka.managed = null;
+        List<String> kinds = DesiredState.all(plan(fe)).stream().map(HasMetadata::getKind).toList();
+        assertThat(kinds).doesNotContain("Redis", "RedisReplication", "RedisSentinel", "Kafka", "KafkaNodePool", "KafkaTopic");
+        assertThat(Wanted.redisStandalone(fe) || Wanted.redisReplication(fe) || Wanted.kafkaManaged(fe)).isFalse();
     }
 
     @Test

@@ -86,10 +86,10 @@ public class DurabilitySpec {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "!(has(self.managed) && has(self.external))",
-            message = "set either durability.kafka.managed or durability.kafka.external, not both (neither means managed with defaults)")
+    @ValidationRule(value = "has(self.managed) != has(self.external)",
+            message = "set exactly one of durability.kafka.managed (a Kafka the operator declares to Strimzi; managed: {} for the defaults) or durability.kafka.external (an existing Kafka)")
     public static class Kafka {
-        @JsonPropertyDescription("A Kafka cluster run by Strimzi (Kafka + KafkaNodePool, KRaft), owned by this FraudEngine.")
+        @JsonPropertyDescription("A Kafka cluster run by Strimzi (Kafka + KafkaNodePool + KafkaTopic, KRaft), owned by this FraudEngine. Created only when set.")
         public ManagedKafka managed;
 
         @JsonPropertyDescription("An existing Kafka; nothing is created.")
@@ -97,6 +97,11 @@ public class DurabilitySpec {
 
         public boolean hasExternal() {
             return external != null;
+        }
+
+        /** The spec asks the operator to run this Kafka (the schema refuses neither and both). */
+        public boolean hasManaged() {
+            return managed != null;
         }
 
         public ManagedKafka managedOrDefault() {

@@ -1,6 +1,7 @@
 package io.vigil.operator.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -20,6 +21,13 @@ import io.fabric8.kubernetes.model.annotation.Version;
         jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1)
 @AdditionalPrinterColumn(name = "Age", type = AdditionalPrinterColumn.Type.DATE, jsonPath = ".metadata.creationTimestamp")
 public class FraudEngine extends CustomResource<FraudEngineSpec, FraudEngineStatus> implements Namespaced {
+
+    /** Required by the schema: a FraudEngine without a spec names no ruleset, so there is nothing to run. */
+    @Override
+    @Required
+    public FraudEngineSpec getSpec() {
+        return super.getSpec();
+    }
 
     @Override
     protected FraudEngineSpec initSpec() {

@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class VelocitySpec {
 
-    @JsonPropertyDescription("The Redis holding velocity counters and the decision stream: managed by the operator (redis-operator) or external.")
+    @JsonPropertyDescription("The Redis holding velocity counters and the decision stream: managed by the operator (redis-operator) or external; exactly one must be set.")
     @Default("{}")
     public Redis redis = new Redis();
 
@@ -22,10 +22,10 @@ public class VelocitySpec {
     public Pool pool = new Pool();
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "!(has(self.managed) && has(self.external))",
-            message = "set either velocity.redis.managed or velocity.redis.external, not both (neither means managed with defaults)")
+    @ValidationRule(value = "has(self.managed) != has(self.external)",
+            message = "set exactly one of velocity.redis.managed (a Redis the operator declares to redis-operator; managed: {} for the defaults) or velocity.redis.external (an existing Redis)")
     public static class Redis {
-        @JsonPropertyDescription("A Redis run by redis-operator (redis.redis.opstreelabs.in/v1beta2), owned by this FraudEngine.")
+        @JsonPropertyDescription("A Redis run by redis-operator (redis.redis.opstreelabs.in/v1beta2), owned by this FraudEngine. Created only when set.")
         public ManagedRedis managed;
 
         @JsonPropertyDescription("An existing Redis; nothing is created.")
@@ -33,6 +33,11 @@ public class VelocitySpec {
 
         public boolean hasExternal() {
             return external != null;
+        }
+
+        /** The spec asks the operator to run this Redis (the schema refuses neither and both). */
+        public boolean hasManaged() {
+            return managed != null;
         }
 
         public ManagedRedis managedOrDefault() {

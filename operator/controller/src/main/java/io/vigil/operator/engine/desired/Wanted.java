@@ -2,7 +2,10 @@ package io.vigil.operator.engine.desired;
 
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 
-/** Which optional objects a spec asks for; shared by the workflow's preconditions and {@link DesiredState}. */
+/**
+ * Which optional objects a spec asks for; shared by the workflow's preconditions and {@link DesiredState}.
+ * A managed Redis or Kafka only when the spec sets {@code managed} (the schema refuses a spec with neither).
+ */
 public final class Wanted {
     private Wanted() {
     }
@@ -13,12 +16,12 @@ public final class Wanted {
 
     public static boolean redisStandalone(FraudEngine fe) {
         var r = fe.getSpec().velocity.redis;
-        return !r.hasExternal() && !r.managedOrDefault().replication();
+        return r.hasManaged() && !r.managed.replication();
     }
 
     public static boolean redisReplication(FraudEngine fe) {
         var r = fe.getSpec().velocity.redis;
-        return !r.hasExternal() && r.managedOrDefault().replication();
+        return r.hasManaged() && r.managed.replication();
     }
 
     public static boolean redisPassword(FraudEngine fe) {
@@ -26,7 +29,7 @@ public final class Wanted {
     }
 
     public static boolean kafkaManaged(FraudEngine fe) {
-        return !fe.getSpec().durability.kafka.hasExternal();
+        return fe.getSpec().durability.kafka.hasManaged();
     }
 
     public static boolean serviceMonitor(FraudEngine fe) {

@@ -3,7 +3,6 @@ package io.vigil.operator.engine;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.vigil.operator.api.v1alpha1.EngineSpec;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
@@ -55,7 +54,7 @@ public final class StatusAggregator {
         }
         s.rulesets = plan.rulesets().stream().map(r -> r.key() + ":v" + r.version()).collect(Collectors.joining(","));
         Deployment engine = observed.engine();
-        s.replicas = desiredReplicas(fe, engine);
+        s.replicas = desiredReplicas(plan, engine);
         s.readyReplicas = engine == null || engine.getStatus() == null ? 0 : nz(engine.getStatus().getReadyReplicas());
         s.relayReplicas = observed.relay() == null || observed.relay().getStatus() == null ? 0 : nz(observed.relay().getStatus().getReadyReplicas());
         s.endpoints = new FraudEngineStatus.Endpoints();
@@ -93,12 +92,12 @@ public final class StatusAggregator {
         }
         c.add(durability);
 
-        // Progressing: the engine rollout.
+        // Progressing: the engine rollout (a new configuration, or a change of size).
         boolean rolledOut = rolledOut(engine, s.replicas);
         c.add(rolledOut
                 ? cond(PROGRESSING, false, "RolloutComplete", s.readyReplicas + "/" + s.replicas + " engine pods ready on the current configuration")
-                : cond(PROGRESSING, true, engine == null ? "Creating" : "RollingOut",
-                        "engine pods: " + s.readyReplicas + " ready of " + s.replicas + " on the current configuration"));
+                : cond(PROGRESSING, true, engine == null ? "Creating" : scaling(engine) ? "Scaling" : "RollingOut",
+                        "engine pods: " + progress(engine, s.replicas)));
 
         // Degraded: something requested is not in effect. A failed dependent comes first: it is the one
         // an SRE must act on (the API server refused what the operator applied).
@@ -129,23 +128,28 @@ public final class StatusAggregator {
                 ? cond(DEGRADED, false, "AsExpected", "everything requested is in effect")
                 : cond(DEGRADED, true, degradedReason, String.join("; ", degraded)));
 
-        // Ready: the engine answers on the current configuration with its velocity store and durability path.
-        boolean engineAvailable = available(engine) && s.readyReplicas > 0;
+        // Ready: the engine answers with its velocity store and durability path. The most specific reason
+        // comes first: with nothing valid to serve, missing pods are a consequence, not the cause. Pods count
+        // as serving from the available minimum (what the PodDisruptionBudget keeps), so a scale-up or a
+        // rollout, which never takes capacity away (maxUnavailable 0), does not flip Ready.
+        int available = engine == null || engine.getStatus() == null ? 0 : nz(engine.getStatus().getAvailableReplicas());
+        int minimum = minimumAvailable(s.replicas);
         Condition ready;
         if (!observed.failures().isEmpty()) {
             ready = cond(READY, false, DEPENDENT_FAILED, "not everything requested could be applied: "
                     + observed.failures().stream().map(DependentFailure::dependent).collect(Collectors.joining(", ")) + " failed (see Degraded)");
-        } else if (!engineAvailable) {
-            ready = cond(READY, false, "EngineNotAvailable", "engine Deployment " + Names.engine(fe) + " is not Available ("
-                    + s.readyReplicas + "/" + s.replicas + " ready)");
         } else if (plan.rulesets().isEmpty()) {
-            ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve");
+            ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve (see RulesetsValid); the engine runs no pods until one is");
+        } else if (available < minimum || available == 0) {
+            ready = cond(READY, false, "EngineNotAvailable", "engine Deployment " + Names.engine(fe) + ": " + available
+                    + " pods available, " + minimum + " needed (" + s.readyReplicas + "/" + s.replicas + " ready)");
         } else if (!isTrue(velocity) && !EXTERNAL.equals(velocity.getReason())) {
             ready = cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
         } else if (!isTrue(durability)) {
             ready = cond(READY, false, "DurabilityNotReady", durability.getMessage());
         } else if (!rolledOut) {
-            ready = cond(READY, true, "RollingOut", "serving while the rollout completes: " + s.readyReplicas + "/" + s.replicas);
+            ready = cond(READY, true, "RollingOut", "serving " + s.rulesets + " on " + available + " available pods (minimum " + minimum
+                    + ") while the rollout completes: " + progress(engine, s.replicas));
         } else {
             ready = cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods"
                     + (EXTERNAL.equals(velocity.getReason()) ? "; the external velocity store is not observed by the operator" : ""));
@@ -219,8 +223,11 @@ public final class StatusAggregator {
         return cond(VELOCITY_STORE_READY, true, "Ready", "RedisReplication " + name + ": " + pods);
     }
 
-    static Integer desiredReplicas(FraudEngine fe, Deployment engine) {
-        EngineSpec e = fe.getSpec().engine;
+    static Integer desiredReplicas(EnginePlan plan, Deployment engine) {
+        if (plan.rulesets().isEmpty()) {
+            return 0;
+        }
+        EngineSpec e = plan.engine().getSpec().engine;
         if (e.autoscaling != null) {
             return engine != null && engine.getSpec() != null && engine.getSpec().getReplicas() != null
                     ? engine.getSpec().getReplicas() : e.autoscaling.minReplicas;
@@ -238,16 +245,28 @@ public final class StatusAggregator {
                 && nz(st.getAvailableReplicas()) >= replicas;
     }
 
-    static boolean available(Deployment d) {
-        if (d == null || d.getStatus() == null || d.getStatus().getConditions() == null) {
-            return false;
+    /**
+     * Pods that must be available for the engine to count as serving: the desired count less the one pod
+     * the PodDisruptionBudget lets go, at least one. The Deployment's own Available condition is not used:
+     * with maxUnavailable 0 it turns False on every scale-up until the new pod is ready.
+     */
+    static int minimumAvailable(int desired) {
+        return Math.max(1, desired - 1);
+    }
+
+    /** A change of size only: no pod of an older configuration is left. */
+    private static boolean scaling(Deployment d) {
+        var st = d.getStatus();
+        return st != null && nz(st.getReplicas()) == nz(st.getUpdatedReplicas());
+    }
+
+    private static String progress(Deployment d, int replicas) {
+        var st = d == null ? null : d.getStatus();
+        if (st == null) {
+            return "0 of " + replicas + " created";
         }
-        for (DeploymentCondition dc : d.getStatus().getConditions()) {
-            if ("Available".equals(dc.getType())) {
-                return "True".equals(dc.getStatus());
-            }
-        }
-        return false;
+        return nz(st.getUpdatedReplicas()) + " of " + replicas + " on the current configuration, " + nz(st.getAvailableReplicas())
+                + " available, " + nz(st.getReplicas()) + " in total";
     }
 
     static boolean strimziReady(Observed o) {

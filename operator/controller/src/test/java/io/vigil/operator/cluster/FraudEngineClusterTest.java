@@ -401,6 +401,66 @@ class FraudEngineClusterTest {
         awaitCondition("nokeda", "Degraded", "False");
     }
 
+    @Test
+    @Order(12)
+    void scaleUpKeepsReadyTrueAndProgressingShowsIt() {
+        FraudEngine before = awaitCondition("edge", "Ready", "True");
+        assertThat(before.getStatus().replicas).isEqualTo(2);
+        client.resources(FraudEngine.class).inNamespace(ns).withName("edge")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"engine\":{\"replicas\":3}}}");
+        long generation = before.getMetadata().getGeneration() + 1;
+        // Every Ready the operator writes until the third pod serves: none may be False.
+        List<String> seen = new java.util.ArrayList<>();
+        boolean progressingSeen = false;
+        FraudEngine done = null;
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (done == null && System.nanoTime() < deadline) {
+            FraudEngine fe = engine("edge");
+            Condition ready = condition(fe, "Ready");
+            seen.add(ready.getStatus() + "/" + ready.getReason() + "@" + ready.getObservedGeneration());
+            Condition progressing = condition(fe, "Progressing");
+            if (progressing.getObservedGeneration() == generation && "True".equals(progressing.getStatus())) {
+                progressingSeen = true;
+            }
+            if (ready.getObservedGeneration() == generation && "False".equals(progressing.getStatus())
+                    && progressing.getObservedGeneration() == generation && fe.getStatus().readyReplicas == 3) {
+                done = fe;
+            }
+            sleep(100);
+        }
+        assertThat(done).as("scaled to 3 within " + WAIT + "; Ready seen: " + seen + "\n" + diagnostics()).isNotNull();
+        assertThat(seen).as("Ready during the scale-up").allSatisfy(r -> assertThat(r).startsWith("True/"));
+        assertThat(progressingSeen).as("Progressing=True showed the scale-up").isTrue();
+        assertThat(condition(done, "Ready").getReason()).isEqualTo("Ready");
+    }
+
+    @Test
+    @Order(13)
+    void anEngineWithNothingToServeSaysSoFirstAndRunsNoPods() {
+        client.resource(engine("empty", 42, "")).create(); // no CARD_AUTH v42 here, and nothing served before
+        FraudEngine fe = await("first status of empty", () -> {
+            FraudEngine e = engine("empty");
+            return e != null && e.getStatus() != null && !e.getStatus().conditions.isEmpty() ? e : null;
+        });
+        assertThat(condition(fe, "Ready").getReason()).as("the first reason shown").isEqualTo("NoRulesetServed");
+        assertThat(condition(fe, "RulesetsValid").getReason()).isEqualTo("RulesetNotFound");
+        awaitTrue("engine Deployment at 0 replicas", () -> {
+            Deployment d = client.apps().deployments().inNamespace(ns).withName("empty-engine").get();
+            return d != null && d.getSpec().getReplicas() == 0;
+        });
+        assertThat(client.pods().inNamespace(ns).withLabel(Names.LABEL_INSTANCE, "empty").list().getItems()).isEmpty();
+        client.resources(FraudEngine.class).inNamespace(ns).withName("empty").delete();
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted");
+        }
+    }
+
     // ---- helpers ----
 
     static FraudEngine engine(String name, int authVersion, String extraSpec) {

@@ -239,4 +239,47 @@ class StatusAggregatorTest {
         assertThat(cond(s, "Ready").getReason()).isEqualTo("EngineNotAvailable");
         assertThat(cond(s, "Progressing").getReason()).isEqualTo("Creating");
     }
+
+    /** The engine Deployment as the API server reports it during a scale-up from 2 to {@code replicas}. */
+    static Deployment scalingUp(int replicas, int available) {
+        return new DeploymentBuilder().withNewMetadata().withName("x").withGeneration(2L).endMetadata()
+                .withNewSpec().withReplicas(replicas).endSpec()
+                .withNewStatus().withObservedGeneration(2L).withReplicas(replicas).withUpdatedReplicas(replicas)
+                .withReadyReplicas(available).withAvailableReplicas(available)
+                // maxUnavailable 0: the Deployment's own Available is False until the new pod is ready.
+                .addNewCondition().withType("Available").withStatus("False").withReason("MinimumReplicasUnavailable").endCondition()
+                .endStatus().build();
+    }
+
+    @Test
+    void scaleUpKeepsReadyWhileTheAvailableMinimumServes() {
+        FraudEngine fe = Fixtures.engine("external");
+        fe.getSpec().engine.autoscaling = null;
+        fe.getSpec().engine.replicas = 3;
+        FraudEngineStatus s = aggregate(fe, scalingUp(3, 2), EnumSet.noneOf(Crd.class), T0);
+        assertThat(cond(s, "Ready").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "Ready").getReason()).isEqualTo("RollingOut");
+        assertThat(cond(s, "Progressing").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "Progressing").getReason()).isEqualTo("Scaling");
+        assertThat(cond(s, "Progressing").getMessage()).contains("3 of 3 on the current configuration, 2 available");
+
+        // Below the minimum (3 wanted, 1 may be missing): not serving as asked.
+        FraudEngineStatus low = aggregate(fe, scalingUp(3, 1), EnumSet.noneOf(Crd.class), T0);
+        assertThat(cond(low, "Ready").getStatus()).isEqualTo("False");
+        assertThat(cond(low, "Ready").getReason()).isEqualTo("EngineNotAvailable");
+        assertThat(cond(low, "Ready").getMessage()).contains("1 pods available, 2 needed");
+    }
+
+    @Test
+    void nothingToServeIsTheReasonShownAndRunsNoPods() {
+        FraudEngine fe = Fixtures.engine("external");
+        fe.getSpec().rulesets.get(0).version = 99; // no such FraudRuleset, and nothing served before
+        EnginePlan plan = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()));
+        assertThat(plan.rulesets()).isEmpty();
+        FraudEngineStatus s = aggregate(fe, null, EnumSet.noneOf(Crd.class), T0);
+        assertThat(cond(s, "Ready").getReason()).isEqualTo("NoRulesetServed");
+        assertThat(cond(s, "RulesetsValid").getReason()).isEqualTo("RulesetNotFound");
+        assertThat(s.replicas).isZero();
+        assertThat(io.vigil.operator.engine.desired.EngineWorkload.deployment(plan).getSpec().getReplicas()).isZero();
+    }
 }

@@ -147,7 +147,10 @@ public final class EngineWorkload {
     public static Deployment deployment(EnginePlan plan) {
         FraudEngine fe = plan.engine();
         EngineSpec e = fe.getSpec().engine;
-        Integer replicas = e.autoscaling != null ? null : (e.replicas != null ? e.replicas : EngineSpec.DEFAULT_REPLICAS);
+        // Nothing valid to serve: no pods (an engine without rules only fails its readiness). Zero also
+        // holds an HPA off (it does not scale a Deployment at 0 replicas).
+        Integer replicas = plan.rulesets().isEmpty() ? Integer.valueOf(0)
+                : e.autoscaling != null ? null : (e.replicas != null ? e.replicas : EngineSpec.DEFAULT_REPLICAS);
         Map<String, String> podLabels = Names.labels(fe, Names.ENGINE);
 
         List<VolumeProjection> sources = new ArrayList<>();

@@ -2,7 +2,7 @@
 # Runs the Vigil operator out of cluster against the local control plane (make cluster-up):
 #   operator-run.sh               foreground, logs to the terminal (Ctrl-C stops it)
 #   operator-run.sh --background  pid in .local/operator/operator.pid, log in .local/operator/operator.log
-# Installs the CRDs from crds/ first, and builds the operator when its sources are newer than the jar.
+# Installs the CRDs from crds/ and the chart's FraudRuleset admission policy first, and builds the operator when its sources are newer than the jar.
 # The jar is an uber-jar: Quarkus' fast-jar class loader deadlocked here (two reconciler threads
 # loading classes from the same jar under heavy load); the plain JDK class loader does not.
 set -euo pipefail
@@ -19,6 +19,10 @@ KUBECTL=$("$ROOT/environments/local/bin/tools.sh" path kubectl)
 "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" wait --for condition=Established --timeout 60s \
   crd/fraudengines.vigil.io crd/fraudrulesets.vigil.io crd/fraudloadtests.vigil.io >/dev/null
 echo "operator-run: CRDs from crds/ installed"
+# The chart's admission policy: a valid FraudRuleset's document is immutable (docs/operator/crd-reference.md).
+"$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-crds \
+  -f "$ROOT/charts/vigil-operator/files/fraudruleset-versions-policy.yaml" >/dev/null
+echo "operator-run: FraudRuleset version policy installed"
 
 if [ ! -f "$JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main -newer "$JAR" -type f -print -quit)" ]; then
   echo "operator-run: building the operator"

@@ -61,9 +61,10 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
         FraudLoadTestStatus previous = flt.getStatus();
         long generation = LoadTestPlanner.generation(flt);
 
-        // A verdict of this generation is final: nothing to run, nothing to poll.
+        // A verdict of this generation is final; only the stage still follows the TestRun to its end (the
+        // runners' exit codes can decide before the k6-operator moves the TestRun to finished).
         if (previous != null && previous.verdict != null && Objects.equals(previous.observedGeneration, generation)) {
-            return UpdateControl.noUpdate();
+            return followStage(flt, client);
         }
 
         FraudEngine target = null;
@@ -117,10 +118,32 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
             s.conditions.add(condition(previous, CONDITION_COMPLETED, "True", verdict.reason(), verdict.message()));
             LOG.infof("FraudLoadTest %s/%s generation %d: %s (%s)", ns, flt.getMetadata().getName(), generation,
                     verdict.verdict(), verdict.message());
-            return status(flt, s, null);
+            return status(flt, s, terminal(stage) ? null : POLL);
         }
         s.conditions.add(condition(previous, CONDITION_COMPLETED, "False", verdict.reason(), verdict.message()));
         return status(flt, s, POLL);
+    }
+
+    /** TestRun stages after which nothing changes. */
+    static boolean terminal(String stage) {
+        return "finished".equals(stage) || "error".equals(stage);
+    }
+
+    /** After the verdict: the stage column keeps following the TestRun until it is terminal or gone. */
+    private static UpdateControl<FraudLoadTest> followStage(FraudLoadTest flt, KubernetesClient client) {
+        FraudLoadTestStatus previous = flt.getStatus();
+        if (terminal(previous.stage) || previous.testRun == null) {
+            return UpdateControl.noUpdate();
+        }
+        GenericKubernetesResource testRun = client.genericKubernetesResources(LoadTestPlanner.TEST_RUNS)
+                .inNamespace(flt.getMetadata().getNamespace()).withName(previous.testRun).get();
+        if (testRun == null) {
+            return UpdateControl.noUpdate(); // deleted: nothing left to follow
+        }
+        String stage = stageOf(testRun);
+        FraudLoadTestStatus s = client.getKubernetesSerialization().clone(previous);
+        s.stage = stage == null ? STAGE_PENDING : stage;
+        return status(flt, s, terminal(stage) ? null : POLL);
     }
 
     private static FraudLoadTestStatus base(FraudLoadTest flt) {

@@ -150,15 +150,24 @@ class FraudLoadTestClusterTest {
         assertThat(testRun("nightly-g2")).isNotNull();
         assertThat(testRun("nightly-g1")).as("the older generation's TestRun").isNull();
 
-        // 5. Both runners of generation 2 succeed → Passed.
-        setStage("nightly-g2", "finished");
+        // 5. Both runners of generation 2 succeed → Passed, decided from the runners while the k6-operator
+        //    still says started; the stage keeps following the TestRun to its end.
+        setStage("nightly-g2", "started");
         succeed(runnerJob("nightly-g2", 1));
         succeed(runnerJob("nightly-g2", 2));
         s = reconcile("nightly");
         assertThat(s.verdict).isEqualTo(RunVerdict.PASSED);
+        assertThat(s.stage).isEqualTo("started");
         assertThat(s.runnersSucceeded).isEqualTo(2);
         assertThat(s.failedThresholds).isNull();
         assertThat(s.observedGeneration).isEqualTo(2L);
+        assertThat(reconcileControl("nightly").getScheduleDelay()).as("polls until the TestRun ends").isPresent();
+        setStage("nightly-g2", "finished");
+        s = reconcile("nightly");
+        assertThat(s.stage).isEqualTo("finished");
+        assertThat(s.verdict).as("the verdict stays").isEqualTo(RunVerdict.PASSED);
+        assertThat(reconcileControl("nightly").isNoUpdate()).isTrue();
+        assertThat(reconcileControl("nightly").getScheduleDelay()).as("nothing left to follow").isEmpty();
     }
 
     @Test

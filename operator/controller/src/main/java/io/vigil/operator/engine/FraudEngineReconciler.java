@@ -43,6 +43,7 @@ import io.vigil.operator.engine.dependent.RedisSentinelDependent;
 import io.vigil.operator.engine.dependent.RedisStandaloneDependent;
 import io.vigil.operator.engine.dependent.RelayDeploymentDependent;
 import io.vigil.operator.engine.dependent.RelayManagementServiceDependent;
+import io.vigil.operator.engine.dependent.RelayNetworkPolicyDependent;
 import io.vigil.operator.engine.dependent.RelayScaledObjectDependent;
 import io.vigil.operator.engine.dependent.RelayTriggerAuthenticationDependent;
 import io.vigil.operator.engine.dependent.RulesetConfigMapsDependent;
@@ -85,6 +86,7 @@ import org.jboss.logging.Logger;
                 reconcilePrecondition = Conditions.AutoscalingEnabled.class),
         @Dependent(name = "relay-deployment", type = RelayDeploymentDependent.class, dependsOn = "engine-serviceaccount"),
         @Dependent(name = "relay-management-service", type = RelayManagementServiceDependent.class),
+        @Dependent(name = "relay-networkpolicy", type = RelayNetworkPolicyDependent.class),
         @Dependent(name = "relay-scaledobject", type = RelayScaledObjectDependent.class,
                 activationCondition = Conditions.KedaScaledObjectInstalled.class),
         @Dependent(name = "relay-triggerauthentication", type = RelayTriggerAuthenticationDependent.class,

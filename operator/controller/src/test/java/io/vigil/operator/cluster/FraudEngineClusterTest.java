@@ -183,7 +183,7 @@ class FraudEngineClusterTest {
         List<HasMetadata> owned = owned("edge");
         assertThat(owned).extracting(o -> o.getKind() + "/" + o.getMetadata().getName()).contains(
                 "Deployment/edge-engine", "Deployment/edge-relay", "Service/edge-engine", "Service/edge-engine-management",
-                "Service/edge-relay-management", "PodDisruptionBudget/edge-engine", "NetworkPolicy/edge-engine",
+                "Service/edge-relay-management", "PodDisruptionBudget/edge-engine", "NetworkPolicy/edge-engine", "NetworkPolicy/edge-relay",
                 "ServiceAccount/edge-engine", "ScaledObject/edge-relay", "ServiceMonitor/edge", "PrometheusRule/edge-slo",
                 "ConfigMap/edge-dashboard", "ConfigMap/" + fe.getStatus().activeRulesets.get(0).configMap);
         assertThat(owned).allSatisfy(o -> assertThat(o.getMetadata().getOwnerReferences())

@@ -35,6 +35,10 @@ public class FraudEngineSpec {
     @Default("{}")
     public SloSpec slo = new SloSpec();
 
+    @JsonPropertyDescription("Who may reach the engine and relay pods: the callers of the decision API and the monitoring namespace (NetworkPolicies).")
+    @Default("{}")
+    public NetworkSpec network = new NetworkSpec();
+
     @JsonPropertyDescription("Monitoring resources the operator renders (each switchable).")
     @Default("{}")
     public ObservabilitySpec observability = new ObservabilitySpec();

@@ -9,7 +9,7 @@ import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.engine.Names;
 import io.vigil.operator.engine.desired.*;
 
-/** Ingress rules of the engine pods. */
+/** Who may reach the engine pods, and what they may reach (NetworkPolicies.engine). */
 @KubernetesDependent(informer = @Informer(labelSelector = Names.MANAGED_SELECTOR + ",app.kubernetes.io/component=engine"))
 public class EngineNetworkPolicyDependent extends CRUDKubernetesDependentResource<NetworkPolicy, FraudEngine> {
     public EngineNetworkPolicyDependent() {
@@ -18,6 +18,6 @@ public class EngineNetworkPolicyDependent extends CRUDKubernetesDependentResourc
 
     @Override
     protected NetworkPolicy desired(FraudEngine fe, Context<FraudEngine> context) {
-        return EngineWorkload.networkPolicy(fe);
+        return NetworkPolicies.engine(fe);
     }
 }

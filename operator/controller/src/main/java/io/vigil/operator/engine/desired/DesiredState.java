@@ -22,12 +22,13 @@ public final class DesiredState {
         out.add(EngineWorkload.dataService(fe));
         out.add(EngineWorkload.managementService(fe));
         out.add(EngineWorkload.podDisruptionBudget(fe));
-        out.add(EngineWorkload.networkPolicy(fe));
+        out.add(NetworkPolicies.engine(fe));
         if (Wanted.autoscaling(fe)) {
             out.add(EngineWorkload.horizontalPodAutoscaler(fe));
         }
         out.add(RelayWorkload.deployment(fe));
         out.add(RelayWorkload.managementService(fe));
+        out.add(NetworkPolicies.relay(fe));
         out.add(RelayWorkload.scaledObject(fe));
         if (Wanted.redisPassword(fe)) {
             out.add(RelayWorkload.triggerAuthentication(fe));

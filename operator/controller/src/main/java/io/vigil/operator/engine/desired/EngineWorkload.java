@@ -23,10 +23,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.vigil.operator.api.v1alpha1.DurabilitySpec;
@@ -257,28 +253,6 @@ public final class EngineWorkload {
                 .build();
     }
 
-    /**
-     * Ingress to engine pods: the data port from anywhere in the cluster (callers live elsewhere), the
-     * management port (ruleset activation, metrics) only from this namespace and from namespaces labelled
-     * vigil.io/scrape=true (Prometheus). Egress is not restricted: Redis and DNS locations vary.
-     */
-    public static NetworkPolicy networkPolicy(FraudEngine fe) {
-        return new NetworkPolicyBuilder()
-                .withMetadata(Meta.of(fe, Names.engine(fe), Names.ENGINE))
-                .withNewSpec()
-                .withNewPodSelector().withMatchLabels(Names.selector(fe, Names.ENGINE)).endPodSelector()
-                .withPolicyTypes("Ingress")
-                .addNewIngress()
-                .withPorts(new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(DATA_PORT)).build())
-                .endIngress()
-                .addNewIngress()
-                .withPorts(new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(MANAGEMENT_PORT)).build())
-                .withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector().endPodSelector().build(),
-                        new NetworkPolicyPeerBuilder().withNewNamespaceSelector().addToMatchLabels("vigil.io/scrape", "true").endNamespaceSelector().build())
-                .endIngress()
-                .endSpec()
-                .build();
-    }
 
     /** Only when spec.engine.autoscaling is set; the Deployment then leaves spec.replicas to this HPA. */
     public static HorizontalPodAutoscaler horizontalPodAutoscaler(FraudEngine fe) {

@@ -1,0 +1,23 @@
+package io.vigil.operator.engine.dependent;
+
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.engine.Names;
+import io.vigil.operator.engine.desired.*;
+
+/** Who may reach the relay pods, and what they may reach (NetworkPolicies.relay). */
+@KubernetesDependent(informer = @Informer(labelSelector = Names.MANAGED_SELECTOR + ",app.kubernetes.io/component=relay"))
+public class RelayNetworkPolicyDependent extends CRUDKubernetesDependentResource<NetworkPolicy, FraudEngine> {
+    public RelayNetworkPolicyDependent() {
+        super(NetworkPolicy.class);
+    }
+
+    @Override
+    protected NetworkPolicy desired(FraudEngine fe, Context<FraudEngine> context) {
+        return NetworkPolicies.relay(fe);
+    }
+}

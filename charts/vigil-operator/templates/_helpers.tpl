@@ -62,10 +62,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, update, delete]
-# A FraudLoadTest's verdict is read from the k6 runner Jobs (read only).
+# A FraudLoadTest's verdict is read from the k6 runner Jobs and their pods (read only).
 - apiGroups: [batch]
   resources: [jobs]
   verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list]
 {{- if .Values.rbac.keda }}
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]

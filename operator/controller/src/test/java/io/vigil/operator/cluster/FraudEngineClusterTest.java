@@ -132,12 +132,14 @@ class FraudEngineClusterTest {
         assertThatThrownBy(() -> client.resource(engine("bad-redis", 1,
                 "velocity: {redis: {managed: {}, external: {address: 'r:6379'}}}")).create())
                 .hasMessageContaining("set exactly one of velocity.redis.managed");
-        // Nothing managed unless asked for: a spec naming neither a managed nor an external store is refused
-        // (velocity and durability default to {}, so leaving them out is the same).
+        // Nothing managed unless asked for: a spec naming neither a managed nor an external store is refused,
+        // and so is one that leaves the store out.
         assertThatThrownBy(() -> client.resource(engine("no-redis", 1, "velocity: {redis: {}}")).create())
                 .hasMessageContaining("set exactly one of velocity.redis.managed");
-        assertThatThrownBy(() -> client.resource(engine("no-kafka", 1, "durability: {topic: {replicas: 1}}")).create())
+        assertThatThrownBy(() -> client.resource(engine("no-kafka", 1, "durability: {kafka: {}, topic: {replicas: 1}}")).create())
                 .hasMessageContaining("set exactly one of durability.kafka.managed");
+        assertThatThrownBy(() -> client.resource(engine("no-store", 1, "velocity: {pool: {maxConnections: 8}}")).create())
+                .hasMessageContaining("spec.velocity.redis: Required value");
         // No spec, or no ruleset: nothing to run, refused (it once got a managed Redis, a Kafka and engine pods).
         assertThatThrownBy(() -> client.resource(Fixtures.SERIALIZATION.unmarshal("""
                 apiVersion: vigil.io/v1alpha1

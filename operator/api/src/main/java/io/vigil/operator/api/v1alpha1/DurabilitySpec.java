@@ -26,7 +26,9 @@ public class DurabilitySpec {
     @Default("{}")
     public Relay relay = new Relay();
 
-    @Default("{}")
+    // Required, no default: the spec names its Kafka (managed or external), nothing is managed implicitly.
+    @Required
+    @JsonPropertyDescription("The Kafka of the decision topic: managed (Strimzi) or external; exactly one must be set.")
     public Kafka kafka = new Kafka();
 
     @Default("{}")

@@ -23,12 +23,12 @@ public class FraudEngineSpec {
     @Default("{}")
     public EngineSpec engine = new EngineSpec();
 
+    @Required
     @JsonPropertyDescription("Where velocity counters live (Redis) and how the engine talks to it.")
-    @Default("{}")
     public VelocitySpec velocity = new VelocitySpec();
 
+    @Required
     @JsonPropertyDescription("The asynchronous path of decision events: outbox queue, Redis stream, relay, Kafka.")
-    @Default("{}")
     public DurabilitySpec durability = new DurabilitySpec();
 
     @JsonPropertyDescription("Service level objectives; they drive the PrometheusRule and the dashboard thresholds.")

@@ -13,8 +13,9 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class VelocitySpec {
 
+    // Required, no default: the spec names its Redis (managed or external), nothing is managed implicitly.
+    @Required
     @JsonPropertyDescription("The Redis holding velocity counters and the decision stream: managed by the operator (redis-operator) or external; exactly one must be set.")
-    @Default("{}")
     public Redis redis = new Redis();
 
     @JsonPropertyDescription("The engine's Redis connection pool.")

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudRuleset;
@@ -50,8 +52,10 @@ class LeaderElectionTest {
     }
 
     /** The production reconciler, noting which instance ran it. */
-    static class Recording extends FraudRulesetReconciler {
+    @ControllerConfiguration(name = "fraudruleset")
+    static class Recording implements Reconciler<FraudRuleset> {
         final String identity;
+        final FraudRulesetReconciler delegate = new FraudRulesetReconciler();
 
         Recording(String identity) {
             this.identity = identity;
@@ -60,7 +64,7 @@ class LeaderElectionTest {
         @Override
         public UpdateControl<FraudRuleset> reconcile(FraudRuleset ruleset, Context<FraudRuleset> context) {
             reconciledBy.computeIfAbsent(ruleset.getMetadata().getName(), k -> ConcurrentHashMap.newKeySet()).add(identity);
-            return super.reconcile(ruleset, context);
+            return delegate.reconcile(ruleset, context);
         }
     }
 

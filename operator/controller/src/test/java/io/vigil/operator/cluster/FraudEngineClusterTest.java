@@ -138,7 +138,15 @@ class FraudEngineClusterTest {
                 .hasMessageContaining("set exactly one of velocity.redis.managed");
         assertThatThrownBy(() -> client.resource(engine("no-kafka", 1, "durability: {kafka: {}, topic: {replicas: 1}}")).create())
                 .hasMessageContaining("set exactly one of durability.kafka.managed");
-        assertThatThrownBy(() -> client.resource(engine("no-store", 1, "velocity: {pool: {maxConnections: 8}}")).create())
+        assertThatThrownBy(() -> client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: no-store}
+                spec:
+                  rulesets: [{key: CARD_AUTH, version: 1}]
+                  velocity: {pool: {maxConnections: 8}}
+                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}}
+                """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).inNamespace(ns).create())
                 .hasMessageContaining("spec.velocity.redis: Required value");
         // No spec, or no ruleset: nothing to run, refused (it once got a managed Redis, a Kafka and engine pods).
         assertThatThrownBy(() -> client.resource(Fixtures.SERIALIZATION.unmarshal("""
@@ -341,7 +349,7 @@ class FraudEngineClusterTest {
             assertThat(client.apps().deployments().inNamespace(ns).withName("frozen-engine").get()).as("the rest is reconciled").isNotNull();
             Event warning = await("Warning event", () -> event("frozen", "DependentFailed"));
             assertThat(warning.getType()).isEqualTo("Warning");
-            assertThat(warning.getMessage()).startsWith("engine-networkpolicy: ").contains("NetworkPolicies are frozen");
+            assertThat(warning.getMessage()).matches("(engine|relay)-networkpolicy: .*").contains("NetworkPolicies are frozen");
             assertThat(meters.find(DependentFailureReporter.METRIC).tags("fraudengine", "frozen", "dependent", "engine-networkpolicy")
                     .counter()).isNotNull().satisfies(c -> assertThat(c.count()).isGreaterThanOrEqualTo(1));
         } finally {
@@ -353,7 +361,7 @@ class FraudEngineClusterTest {
         assertThat(condition(fe, "Degraded").getReason()).isEqualTo("AsExpected");
         awaitCondition("frozen", "Ready", "True");
         assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("frozen-engine").get()).isNotNull();
-        assertThat(await("Normal event", () -> event("frozen", "DependentRecovered")).getMessage()).startsWith("engine-networkpolicy: ");
+        assertThat(await("Normal event", () -> event("frozen", "DependentRecovered")).getMessage()).matches("(engine|relay)-networkpolicy: .*");
         client.resources(FraudEngine.class).inNamespace(ns).withName("frozen").delete();
     }
 
@@ -450,7 +458,8 @@ class FraudEngineClusterTest {
             Deployment d = client.apps().deployments().inNamespace(ns).withName("empty-engine").get();
             return d != null && d.getSpec().getReplicas() == 0;
         });
-        assertThat(client.pods().inNamespace(ns).withLabel(Names.LABEL_INSTANCE, "empty").list().getItems()).isEmpty();
+        assertThat(client.pods().inNamespace(ns).withLabel(Names.LABEL_INSTANCE, "empty").withLabel(Names.LABEL_COMPONENT, Names.ENGINE)
+                .list().getItems()).as("engine pods").isEmpty();
         client.resources(FraudEngine.class).inNamespace(ns).withName("empty").delete();
     }
 

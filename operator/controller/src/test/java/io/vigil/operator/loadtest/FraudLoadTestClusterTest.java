@@ -66,6 +66,11 @@ class FraudLoadTestClusterTest {
         fe.getMetadata().setUid(null);
         fe.getMetadata().setGeneration(null);
         fe.getSpec().rulesets = List.of(ruleset("CARD_AUTH", 2));
+        // The schema wants the stores named; no operator reconciles the engine here, so nothing is made of them.
+        fe.getSpec().velocity.redis.external = new io.vigil.operator.api.v1alpha1.VelocitySpec.ExternalRedis();
+        fe.getSpec().velocity.redis.external.address = "redis.example:6379";
+        fe.getSpec().durability.kafka.external = new io.vigil.operator.api.v1alpha1.DurabilitySpec.ExternalKafka();
+        fe.getSpec().durability.kafka.external.bootstrapServers = "kafka.example:9092";
         client.resource(fe).create();
     }
 

@@ -31,7 +31,33 @@ if [ ! -f "$JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main
 fi
 
 mkdir -p "$STATE"
-export KUBECONFIG="$KUBECONFIG_FILE"
+# The operator runs as the chart's ServiceAccount, not as the cluster admin (system:masters), so every
+# local run exercises the chart's RBAC: the chart's ServiceAccount and roles (local values) are applied
+# in vigil-system, and the operator gets a kubeconfig with a token of that ServiceAccount.
+# VIGIL_OPERATOR_AS_ADMIN=1 keeps the admin kubeconfig (to tell an RBAC gap from another failure).
+OP_NS=vigil-system
+if [ "${VIGIL_OPERATOR_AS_ADMIN:-0}" = 1 ]; then
+  export KUBECONFIG="$KUBECONFIG_FILE"
+  echo "operator-run: running as the cluster admin (VIGIL_OPERATOR_AS_ADMIN=1)"
+else
+  HELM=$("$ROOT/environments/local/bin/tools.sh" path helm)
+  "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" create namespace "$OP_NS" --dry-run=client -o yaml \
+    | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --field-manager vigil-operator-run -f - >/dev/null
+  HELM_CACHE_HOME="$STATE/helm" HELM_CONFIG_HOME="$STATE/helm" HELM_DATA_HOME="$STATE/helm" \
+    "$HELM" template vigil-operator "$ROOT/charts/vigil-operator" --namespace "$OP_NS" \
+    -f "$ROOT/environments/local/operator-values.yaml" \
+    --show-only templates/serviceaccount.yaml --show-only templates/rbac.yaml \
+    | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-operator-run -f - >/dev/null
+  TOKEN=$("$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" -n "$OP_NS" create token vigil-operator --duration 24h)
+  "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" config view --raw --minify >"$STATE/kubeconfig"
+  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-credentials vigil-operator --token "$TOKEN" >/dev/null
+  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-context --current --user vigil-operator >/dev/null
+  chmod 600 "$STATE/kubeconfig"
+  export KUBECONFIG="$STATE/kubeconfig"
+  # As in the chart: leader election on the Lease in vigil-system (one replica here: it leads at once).
+  export VIGIL_OPERATOR_LEADER_ELECTION_ENABLED=true POD_NAMESPACE="$OP_NS" POD_NAME="operator-run-$(hostname)"
+  echo "operator-run: running as system:serviceaccount:$OP_NS:vigil-operator (the chart's RBAC; token valid 24 h)"
+fi
 OPTS=(-Xmx256m -XX:+UseSerialGC -Dquarkus.http.port="${VIGIL_OPERATOR_HTTP_PORT:-9191}")
 if [ "${1:-}" = "--background" ]; then
   if [ -f "$STATE/operator.pid" ] && kill -0 "$(cat "$STATE/operator.pid")" 2>/dev/null; then

@@ -20,8 +20,10 @@ KUBECTL=$("$ROOT/environments/local/bin/tools.sh" path kubectl)
   crd/fraudengines.vigil.io crd/fraudrulesets.vigil.io crd/fraudloadtests.vigil.io >/dev/null
 echo "operator-run: CRDs from crds/ installed"
 # The chart's admission policy: a valid FraudRuleset's document is immutable (docs/operator/crd-reference.md).
-"$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-crds \
-  -f "$ROOT/charts/vigil-operator/files/fraudruleset-versions-policy.yaml" >/dev/null
+# Under a name of its own (-local), so a chart release or its dry run in this cluster never collides with it.
+sed 's/fraudruleset-versions\.vigil\.io/fraudruleset-versions-local.vigil.io/' \
+  "$ROOT/charts/vigil-operator/files/fraudruleset-versions-policy.yaml" \
+  | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-operator-run -f - >/dev/null
 echo "operator-run: FraudRuleset version policy installed"
 
 if [ ! -f "$JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main -newer "$JAR" -type f -print -quit)" ]; then
@@ -36,6 +38,9 @@ mkdir -p "$STATE"
 # in vigil-system, and the operator gets a kubeconfig with a token of that ServiceAccount.
 # VIGIL_OPERATOR_AS_ADMIN=1 keeps the admin kubeconfig (to tell an RBAC gap from another failure).
 OP_NS=vigil-system
+# A release name of its own, so these objects never collide with a chart release (vigil-operator) in
+# the same local cluster (the charts tests install and dry-run those).
+OP_RELEASE=vigil-operator-local
 if [ "${VIGIL_OPERATOR_AS_ADMIN:-0}" = 1 ]; then
   export KUBECONFIG="$KUBECONFIG_FILE"
   echo "operator-run: running as the cluster admin (VIGIL_OPERATOR_AS_ADMIN=1)"
@@ -44,19 +49,19 @@ else
   "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" create namespace "$OP_NS" --dry-run=client -o yaml \
     | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --field-manager vigil-operator-run -f - >/dev/null
   HELM_CACHE_HOME="$STATE/helm" HELM_CONFIG_HOME="$STATE/helm" HELM_DATA_HOME="$STATE/helm" \
-    "$HELM" template vigil-operator "$ROOT/charts/vigil-operator" --namespace "$OP_NS" \
+    "$HELM" template "$OP_RELEASE" "$ROOT/charts/vigil-operator" --namespace "$OP_NS" \
     -f "$ROOT/environments/local/operator-values.yaml" \
     --show-only templates/serviceaccount.yaml --show-only templates/rbac.yaml \
     | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-operator-run -f - >/dev/null
-  TOKEN=$("$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" -n "$OP_NS" create token vigil-operator --duration 24h)
+  TOKEN=$("$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" -n "$OP_NS" create token "$OP_RELEASE" --duration 24h)
   "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" config view --raw --minify >"$STATE/kubeconfig"
-  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-credentials vigil-operator --token "$TOKEN" >/dev/null
-  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-context --current --user vigil-operator >/dev/null
+  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-credentials "$OP_RELEASE" --token "$TOKEN" >/dev/null
+  "$KUBECTL" --kubeconfig "$STATE/kubeconfig" config set-context --current --user "$OP_RELEASE" >/dev/null
   chmod 600 "$STATE/kubeconfig"
   export KUBECONFIG="$STATE/kubeconfig"
   # As in the chart: leader election on the Lease in vigil-system (one replica here: it leads at once).
   export VIGIL_OPERATOR_LEADER_ELECTION_ENABLED=true POD_NAMESPACE="$OP_NS" POD_NAME="operator-run-$(hostname)"
-  echo "operator-run: running as system:serviceaccount:$OP_NS:vigil-operator (the chart's RBAC; token valid 24 h)"
+  echo "operator-run: running as system:serviceaccount:$OP_NS:$OP_RELEASE (the chart's RBAC; token valid 24 h)"
 fi
 OPTS=(-Xmx256m -XX:+UseSerialGC -Dquarkus.http.port="${VIGIL_OPERATOR_HTTP_PORT:-9191}")
 if [ "${1:-}" = "--background" ]; then

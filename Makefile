@@ -118,6 +118,10 @@ prometheus-stop: ## Stop the local Prometheus (its data stays for make slo-repor
 bench-velocity: ## Velocity benchmark: script round trip on a local redis-server, AUTH with vs without 3 velocity rules (wrk)
 	@$(LOCAL)/bench-velocity.sh
 
+.PHONY: bench-velocity-instructions
+bench-velocity-instructions: ## Redis instructions per velocity call under callgrind (hot-card steady state) vs the native-command floor; repeatable on a busy machine (ADR 0006)
+	@$(LOCAL)/bench-velocity.sh instructions
+
 .PHONY: bench-engine-cpu
 bench-engine-cpu: ## Engine CPU per request: no-op vs AUTH with durability on/off (wrk; BENCH_PROFILE=1 adds async-profiler; docs/benchmarks.md)
 	@$(LOCAL)/bench-engine-cpu.sh

@@ -63,6 +63,21 @@ public final class Fixtures {
         }
     }
 
+    /** CARD_AUTH v3 whose rule uses {@code neq}, which the native format refuses: a version the operator marks invalid. */
+    public static FraudRuleset invalidCardAuthV3() {
+        return SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudRuleset
+                metadata: {name: card-auth-v3}
+                spec:
+                  key: CARD_AUTH
+                  version: 3
+                  document:
+                    execution_mode: FIRST_MATCH
+                    rules: [{rule_id: typo, condition: {field: amount, op: neq, value: 1}, action: DECLINE}]
+                """, FraudRuleset.class);
+    }
+
     public static <T> T read(Path path, Class<T> type) {
         try {
             return SERIALIZATION.unmarshal(Files.readString(path), type);

@@ -99,17 +99,7 @@ class FraudEngineClusterTest {
     @Test
     @Order(1)
     void rulesetsAreValidatedIntoTheirStatus() {
-        client.resource(Fixtures.SERIALIZATION.unmarshal("""
-                apiVersion: vigil.io/v1alpha1
-                kind: FraudRuleset
-                metadata: {name: card-auth-v3}
-                spec:
-                  key: CARD_AUTH
-                  version: 3
-                  document:
-                    execution_mode: FIRST_MATCH
-                    rules: [{rule_id: typo, condition: {field: amount, op: neq, value: 1}, action: DECLINE}]
-                """, FraudRuleset.class)).inNamespace(ns).create();
+        client.resource(Fixtures.invalidCardAuthV3()).inNamespace(ns).create();
         awaitTrue("ruleset statuses", () -> Stream.of("card-auth-v1", "card-auth-v2", "card-auth-v3")
                 .allMatch(n -> ruleset(n).getStatus() != null && ruleset(n).getStatus().valid != null));
         assertThat(ruleset("card-auth-v2").getStatus().valid).isTrue();

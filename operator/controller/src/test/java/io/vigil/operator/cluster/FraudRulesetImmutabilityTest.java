@@ -117,17 +117,7 @@ class FraudRulesetImmutabilityTest {
                 .containsEntry("team", "risk");
 
         // An invalid version may be fixed in place: it was never served.
-        client.resource(Fixtures.SERIALIZATION.unmarshal("""
-                apiVersion: vigil.io/v1alpha1
-                kind: FraudRuleset
-                metadata: {name: card-auth-v3}
-                spec:
-                  key: CARD_AUTH
-                  version: 3
-                  document:
-                    execution_mode: FIRST_MATCH
-                    rules: [{rule_id: typo, condition: {field: amount, op: neq, value: 1}, action: DECLINE}]
-                """, FraudRuleset.class)).inNamespace(ns).create();
+        client.resource(Fixtures.invalidCardAuthV3()).inNamespace(ns).create();
         awaitValid(client, ns, "card-auth-v3", false);
         client.resources(FraudRuleset.class).inNamespace(ns).withName("card-auth-v3").patch(PatchContext.of(PatchType.JSON_MERGE),
                 "{\"spec\":{\"document\":{\"rules\":[{\"rule_id\":\"fixed\",\"condition\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":1},\"action\":\"DECLINE\"}]}}}");

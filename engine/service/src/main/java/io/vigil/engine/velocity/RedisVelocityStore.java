@@ -91,6 +91,9 @@ public class RedisVelocityStore implements VelocityStore {
     private VelocityScriptClient client;
     private VelocityGuard guard;
     private long watchdog = -1;
+    private long pulse = -1;
+    private long lastTick;
+    private long lastPulse;
     private final AtomicInteger circuitState = new AtomicInteger(0);
     private final AtomicBoolean answered = new AtomicBoolean();
     private final AtomicLong lastAnsweredMillis = new AtomicLong();
@@ -102,6 +105,7 @@ public class RedisVelocityStore implements VelocityStore {
     private Counter circuitOpenRefusals;
     private Counter shed;
     private Counter silences;
+    private Counter expired;
 
     @PostConstruct
     void init() {
@@ -112,13 +116,12 @@ public class RedisVelocityStore implements VelocityStore {
         guard = new VelocityGuard(cb.requestVolume(), cb.failureRatio(), cb.delay().toNanos(), cb.successThreshold(),
                 limit.targetRoundTrip().toNanos(), limit.min(), limit.max(), this::circuitChanged);
         long silence = config.timeout().toNanos();
-        watchdog = vertx.setPeriodic(Math.max(1, config.timeout().toMillis() / 4), id -> {
-            int before = circuitState.get();
-            guard.silentFor(System.nanoTime(), silence);
-            if (before != 2 && circuitState.get() == 2) {
-                silences.increment();
-            }
-        });
+        long period = Math.max(1, config.timeout().toMillis() / 4);
+        lastTick = System.nanoTime();
+        watchdog = vertx.setPeriodic(period, id -> watch(silence, TimeUnit.MILLISECONDS.toNanos(period)));
+        long target = limit.targetRoundTrip().toNanos();
+        lastPulse = System.nanoTime();
+        pulse = vertx.setPeriodic(PULSE_MILLIS, id -> pulse(target));
 
         writeRoundTrip = roundTrip("count");
         readRoundTrip = roundTrip("read_only");
@@ -128,6 +131,10 @@ public class RedisVelocityStore implements VelocityStore {
         shed = errors("shed");
         silences = Counter.builder("vigil.velocity.timeouts")
                 .description("Times Redis answered nothing for vigil.velocity.timeout with calls in flight (each opens the breaker)")
+                .register(registry);
+        expired = Counter.builder("vigil.velocity.expired")
+                .description("Velocity calls still unanswered after vigil.velocity.timeout: no longer counted in flight"
+                        + " (their requests were answered at their deadline long before)")
                 .register(registry);
         Gauge.builder("vigil.velocity.circuit.state", circuitState, AtomicInteger::get)
                 .description("Velocity circuit breaker: 0 closed, 1 half-open (probing), 2 open (not calling Redis)")
@@ -147,10 +154,53 @@ public class RedisVelocityStore implements VelocityStore {
                 cb.requestVolume(), cb.failureRatio(), cb.delay(), limit.min(), limit.max(), limit.targetRoundTrip());
     }
 
+    /** How often the event loop's punctuality is sampled (ms). */
+    static final long PULSE_MILLIS = 10;
+    /** The limit ignores slow round trips this long after the event loop was seen late. */
+    static final long BUSY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /**
+     * Watchdog tick: first end the calls that waited longer than {@code silence} (lost, or on a Redis
+     * frozen for good; they cannot help anyone now), then look for silence among the calls that can
+     * still be answered. A tick that came late means the engine itself was not running: the silence is
+     * the machine's, and the count restarts.
+     */
+    private void watch(long silence, long periodNanos) {
+        long now = System.nanoTime();
+        boolean late = now - lastTick > 2 * periodNanos;
+        lastTick = now;
+        int gone = guard.expire(now, silence);
+        if (gone > 0) {
+            expired.increment(gone);
+        }
+        int before = circuitState.get();
+        guard.silentFor(now, silence, late);
+        if (before != 2 && circuitState.get() == 2) {
+            silences.increment();
+        }
+    }
+
+    /**
+     * Samples the punctuality of one event loop every {@link #PULSE_MILLIS}: late by more than the
+     * target round trip means the machine (or this JVM) is busy, and slow round trips meanwhile are
+     * not Redis queueing (ADR 0010).
+     */
+    private void pulse(long target) {
+        long now = System.nanoTime();
+        long lateBy = now - lastPulse - TimeUnit.MILLISECONDS.toNanos(PULSE_MILLIS);
+        lastPulse = now;
+        if (lateBy > target) {
+            guard.busy(now + BUSY_NANOS);
+        }
+    }
+
     @PreDestroy
     void close() {
         if (watchdog >= 0) {
             vertx.cancelTimer(watchdog);
+        }
+        if (pulse >= 0) {
+            vertx.cancelTimer(pulse);
         }
         if (client != null) {
             client.close();
@@ -224,17 +274,14 @@ public class RedisVelocityStore implements VelocityStore {
     @Override
     public CompletionStage<VelocityResults> check(VelocityRequest request) {
         long start = System.nanoTime();
-        switch (guard.admit(start)) {
-            case CIRCUIT_OPEN -> {
-                circuitOpenRefusals.increment();
-                return CompletableFuture.completedFuture(CIRCUIT_OPEN);
-            }
-            case LIMIT -> {
-                shed.increment();
-                return CompletableFuture.completedFuture(SHED);
-            }
-            default -> {
-            }
+        VelocityGuard.Call admitted = guard.admit(start);
+        if (admitted == VelocityGuard.CIRCUIT_OPEN) {
+            circuitOpenRefusals.increment();
+            return CompletableFuture.completedFuture(CIRCUIT_OPEN);
+        }
+        if (admitted == VelocityGuard.LIMIT) {
+            shed.increment();
+            return CompletableFuture.completedFuture(SHED);
         }
         CompletionStage<double[]> call;
         try {
@@ -245,7 +292,7 @@ public class RedisVelocityStore implements VelocityStore {
         Timer timer = request.readOnly() ? readRoundTrip : writeRoundTrip;
         return call.handle((values, failure) -> {
             long end = System.nanoTime();
-            guard.done(end, end - start, failure != null);
+            guard.done(admitted, end, failure != null);
             if (failure == null) {
                 timer.record(end - start, TimeUnit.NANOSECONDS);
                 if (!answered.get()) {

@@ -1,5 +1,7 @@
 package io.vigil.engine.velocity;
 
+import java.util.ArrayDeque;
+
 /**
  * What stands between the decision path and Redis: a circuit breaker and a concurrency limit, both
  * plain and cheap (one short lock per call), on the hot path of every AUTH.
@@ -19,6 +21,16 @@ package io.vigil.engine.velocity;
  * instead of everybody queueing past the deadline. The NORMAL share then stays near
  * capacity ÷ offered load.
  *
+ * <p><b>Every admitted call ends exactly once</b> ({@link Call}): answered, failed, or expired by
+ * {@link #expire} when it has waited longer than Redis could still usefully answer it (a call lost in the
+ * client, or a Redis frozen for good). An answer that arrives after its call expired still tells the
+ * breaker that Redis is back, but is not counted again. So calls in flight never leak, and neither the
+ * limit nor the silence detector can be held by calls that will never end.
+ *
+ * <p><b>Busy machine versus queueing at Redis.</b> The limit shrinks only while the engine's own event
+ * loop is punctual ({@link #busyUntil}): a round trip that is slow while the engine itself runs late is
+ * CPU contention (a JVM starting beside it, a GC pause), which a smaller limit would not cure.
+ *
  * <p>Why not SmallRye Fault Tolerance's {@code TypedGuard}: it cost about 4 µs per call in a
  * profile (generic wrappers, metrics look-ups) and its breaker counted deadline misses caused by
  * load as Redis failures, turning overload into a fully open circuit (0 % NORMAL).
@@ -34,6 +46,29 @@ final class VelocityGuard {
     interface Listener {
         void changed(State state);
     }
+
+    /**
+     * One admitted call (or one of the two shared refusals). It ends once: {@link #done} or
+     * {@link #expire}, whichever comes first.
+     */
+    static final class Call {
+        final Refusal refusal;
+        final long start;
+        boolean probe; // guarded by the guard
+        boolean ended; // guarded by the guard
+
+        Call(Refusal refusal, long start) {
+            this.refusal = refusal;
+            this.start = start;
+        }
+
+        boolean admitted() {
+            return refusal == Refusal.NONE;
+        }
+    }
+
+    static final Call CIRCUIT_OPEN = new Call(Refusal.CIRCUIT_OPEN, 0);
+    static final Call LIMIT = new Call(Refusal.LIMIT, 0);
 
     private final int requestVolume;
     private final double failureRatio;
@@ -54,9 +89,12 @@ final class VelocityGuard {
     private boolean probing;
     private int probeSuccesses;
     private int inFlight;
+    /** Admitted calls not yet known to have ended, oldest first (ended ones leave when they reach the head). */
+    private final ArrayDeque<Call> calls = new ArrayDeque<>();
     private double limit;
     private long lastAnswer;
     private long lastDecrease;
+    private long busyUntil = Long.MIN_VALUE;
 
     VelocityGuard(int requestVolume, double failureRatio, long delayNanos, int successThreshold, long targetNanos,
                   int minLimit, int maxLimit, Listener listener) {
@@ -72,10 +110,13 @@ final class VelocityGuard {
         this.limit = this.maxLimit;
     }
 
-    /** May a call go to Redis now? If admitted, the caller must report it with {@link #done}. */
-    Refusal admit(long now) {
+    /**
+     * May a call go to Redis now? Admitted: a new {@link Call} that the caller must end with
+     * {@link #done}; refused: {@link #CIRCUIT_OPEN} or {@link #LIMIT}.
+     */
+    Call admit(long now) {
         State changed = null;
-        Refusal refusal;
+        Call call;
         synchronized (this) {
             if (state == State.OPEN && now - openedAt >= delayNanos) {
                 state = State.HALF_OPEN;
@@ -84,59 +125,122 @@ final class VelocityGuard {
                 changed = state;
             }
             if (state == State.OPEN || (state == State.HALF_OPEN && probing)) {
-                refusal = Refusal.CIRCUIT_OPEN;
+                call = CIRCUIT_OPEN;
             } else if (inFlight >= (int) limit) {
-                refusal = Refusal.LIMIT;
+                call = LIMIT;
             } else {
+                call = new Call(Refusal.NONE, now);
                 if (state == State.HALF_OPEN) {
                     probing = true;
+                    call.probe = true;
                 }
                 if (inFlight == 0) {
                     lastAnswer = now; // silence is measured from the first call in flight
                 }
                 inFlight++;
-                refusal = Refusal.NONE;
+                calls.addLast(call);
             }
         }
         report(changed);
-        return refusal;
+        return call;
     }
 
-    /** An admitted call ended: answered ({@code failed} false) or failed, after {@code roundTrip} ns. */
-    void done(long now, long roundTrip, boolean failed) {
+    /** An admitted call ended at {@code now}: answered ({@code failed} false) or failed. */
+    void done(Call call, long now, boolean failed) {
+        if (!call.admitted()) {
+            return;
+        }
         State changed = null;
         synchronized (this) {
-            boolean crowded = inFlight * 2 >= limit; // the limit, not the machine, is what the call waited on
-            inFlight--;
-            if (!failed) {
-                lastAnswer = now;
-                if (roundTrip > targetNanos && crowded) {
-                    // at most one decrease per target period: one slow batch is one signal, not fifty
-                    if (now - lastDecrease > targetNanos) {
-                        limit = Math.max(minLimit, limit * 0.9);
-                        lastDecrease = now;
+            if (call.ended) {
+                // expired before Redis answered: not in flight any more, but an answer says Redis is there
+                if (!failed) {
+                    lastAnswer = now;
+                    if (state != State.CLOSED) {
+                        changed = close();
                     }
-                } else if (limit < maxLimit) {
-                    limit = Math.min(maxLimit, limit + 1.0 / limit);
                 }
+            } else {
+                call.ended = true;
+                boolean crowded = inFlight * 2 >= limit; // the limit, not the machine, is what the call waited on
+                inFlight--;
+                if (call.probe) {
+                    probing = false;
+                }
+                if (!failed) {
+                    lastAnswer = now;
+                    long roundTrip = now - call.start;
+                    if (roundTrip > targetNanos && crowded && now > busyUntil) {
+                        // at most one decrease per target period: one slow batch is one signal, not fifty
+                        if (now - lastDecrease > targetNanos) {
+                            limit = Math.max(minLimit, limit * 0.9);
+                            lastDecrease = now;
+                        }
+                    } else if (limit < maxLimit) {
+                        limit = Math.min(maxLimit, limit + 1.0 / limit);
+                    }
+                }
+                changed = record(now, failed);
             }
-            changed = record(now, failed);
+            dropEndedHeads();
         }
         report(changed);
     }
 
     /**
-     * Called periodically: calls are in flight and Redis has answered nothing for {@code silence}
-     * (frozen, or a network that drops packets): open, as for failures.
+     * Ends every call admitted {@code maxAge} or more before {@code now} that has not ended: it can no
+     * longer be useful to anyone (its request was answered at its deadline long ago). An expired probe
+     * counts as a failed one. Returns how many expired.
      */
-    void silentFor(long now, long silence) {
+    int expire(long now, long maxAge) {
+        State changed = null;
+        int expired = 0;
+        synchronized (this) {
+            Call head;
+            while ((head = calls.peekFirst()) != null && (head.ended || now - head.start >= maxAge)) {
+                calls.pollFirst();
+                if (!head.ended) {
+                    head.ended = true;
+                    inFlight--;
+                    expired++;
+                    if (head.probe && state == State.HALF_OPEN) {
+                        changed = open(now);
+                    }
+                }
+            }
+        }
+        report(changed);
+        return expired;
+    }
+
+    /**
+     * Called periodically: calls are in flight and Redis has answered nothing for {@code silence}
+     * (frozen, or a network that drops packets): open, as for failures. {@code engineLate}: this check
+     * itself ran late (the engine was descheduled or paused), so the silence is the machine's, not
+     * Redis': the count restarts.
+     */
+    void silentFor(long now, long silence, boolean engineLate) {
         State changed = null;
         synchronized (this) {
-            if (inFlight > 0 && now - lastAnswer >= silence && state != State.OPEN) {
+            if (engineLate) {
+                lastAnswer = Math.max(lastAnswer, now);
+            } else if (inFlight > 0 && now - lastAnswer >= silence && state != State.OPEN) {
                 changed = open(now);
             }
         }
         report(changed);
+    }
+
+    /** The engine's own event loop ran late at {@code now}: slow round trips until {@code until} are not Redis'. */
+    synchronized void busy(long until) {
+        busyUntil = Math.max(busyUntil, until);
+    }
+
+    private void dropEndedHeads() {
+        Call head;
+        while ((head = calls.peekFirst()) != null && head.ended) {
+            calls.pollFirst();
+        }
     }
 
     private State record(long now, boolean failed) {

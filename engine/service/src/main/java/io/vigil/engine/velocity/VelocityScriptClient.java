@@ -264,8 +264,11 @@ public final class VelocityScriptClient {
      */
     private Future<Response> sendOnce(Request request) {
         if (!cluster) {
+            // Only on the event loop's own thread: a blocking handler (simulate, replay) runs on a worker
+            // thread whose current context is the event loop's, and a Turn shared across those threads lost
+            // calls (never written, never answered: stuck in flight for good).
             Context context = Vertx.currentContext();
-            if (context == null || !context.isEventLoopContext()) {
+            if (context == null || !context.isEventLoopContext() || !Context.isOnEventLoopThread()) {
                 return redis.send(request);
             }
             return turns.get().add(context, request);
@@ -291,11 +294,12 @@ public final class VelocityScriptClient {
 
         Future<Response> add(Context context, Request request) {
             Promise<Response> reply = Promise.promise();
-            if (requests.isEmpty()) {
-                context.runOnContext(this);
-            }
+            boolean first = requests.isEmpty();
             requests.add(request);
             replies.add(reply);
+            if (first) {
+                context.runOnContext(this);
+            }
             return reply.future();
         }
 
@@ -306,6 +310,9 @@ public final class VelocityScriptClient {
             List<Promise<Response>> waiting = replies;
             requests = new ArrayList<>(batch.size());
             replies = new ArrayList<>(batch.size());
+            if (batch.isEmpty()) {
+                return;
+            }
             if (batch.size() == 1) {
                 redis.send(batch.get(0)).onComplete(waiting.get(0));
                 return;

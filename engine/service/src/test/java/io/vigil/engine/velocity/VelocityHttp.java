@@ -54,6 +54,31 @@ final class VelocityHttp {
         }
     }
 
+    /** POST /simulate on the management port with one transaction against the active ruleset: the whole answer. */
+    static JsonNode simulate(String transactionId, String card, String device, double amount) {
+        String body = String.format(Locale.ROOT,
+                "{\"transaction\":{\"transaction_id\":\"%s\",\"card_hash\":\"%s\",\"device_id\":\"%s\",\"amount\":%s,"
+                        + "\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}}",
+                transactionId, card, device, amount);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(managementUrl() + "/simulate"))
+                .timeout(GUARD)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        try {
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new AssertionError("simulate answered " + response.statusCode() + " " + response.body());
+            }
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new AssertionError("simulate call failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     private static final java.util.concurrent.atomic.AtomicLong PROBES = new java.util.concurrent.atomic.AtomicLong();
 
     /**

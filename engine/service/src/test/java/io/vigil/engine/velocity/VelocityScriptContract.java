@@ -510,4 +510,27 @@ abstract class VelocityScriptContract {
         assertThat(run("t2", T0 + 1, false, device, card, email)).containsExactly(2, 2, 1);
         assertThat(run("t1", T0 + 2, false, card, device, email)).as("retry").containsExactly(1, 1, 1);
     }
+
+    /**
+     * A blocking handler (simulate, replay) runs on a worker thread whose current context is the event
+     * loop's. Its calls must be written and answered like any other: they used to join the event
+     * loop's batch from the wrong thread and could be lost, never answered.
+     */
+    @Test
+    void callsFromAWorkerThreadOfAnEventLoopContextAreAllAnswered() throws Exception {
+        int calls = 200;
+        List<CompletableFuture<double[]>> answers = new ArrayList<>();
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        vertx.runOnContext(v -> vertx.executeBlocking(() -> {
+            for (int i = 0; i < calls; i++) {
+                answers.add(client.run(new VelocityRequest("worker-" + i,
+                        List.of(count("worker-count", "worker-card-" + (i % 7), 300)), true), T0).toCompletableFuture());
+            }
+            return null;
+        }, false).onComplete(ar -> sent.complete(null)));
+        sent.get(30, TimeUnit.SECONDS);
+        for (CompletableFuture<double[]> answer : answers) {
+            assertThat(answer.get(30, TimeUnit.SECONDS)).containsExactly(1.0);
+        }
+    }
 }

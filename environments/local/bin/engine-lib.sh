@@ -22,8 +22,10 @@ ENGINE_MANAGEMENT_URL="http://127.0.0.1:$ENGINE_MANAGEMENT_PORT"
 # The pid recorded by start_engine, if that process is alive and is our engine jar.
 engine_pid() { recorded_pid "$ENGINE_PIDFILE" quarkus-run.jar; }
 
+# Ready, not just listening: the readiness check includes the warm-up (docs/velocity.md), so the first
+# decisions after `make run` are answered NORMAL within the deadline.
 engine_answers() {
-  curl -fsS -o /dev/null --max-time 2 "$ENGINE_DATA_URL/v1/evaluate/health" 2>/dev/null
+  curl -fsS -o /dev/null --max-time 2 "$ENGINE_MANAGEMENT_URL/q/health/ready" 2>/dev/null
 }
 
 start_engine() {

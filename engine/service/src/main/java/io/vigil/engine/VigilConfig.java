@@ -43,6 +43,31 @@ public interface VigilConfig {
         /** How long simulate/replay wait for read-only velocity (management only, not the hot path). */
         @WithDefault("1s")
         Duration managementVelocityTimeout();
+
+        WarmUp warmUp();
+    }
+
+    /** Synthetic decisions run before the engine reports ready (docs/operations: readiness means warm). */
+    interface WarmUp {
+        /** Off: ready as soon as the ruleset is loaded and velocity answered once. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Warm-up decisions to run at least (JIT of parse, decide, velocity client, answer JSON). */
+        @WithDefault("12000")
+        int decisions();
+
+        /** Then more, until this many in a row were answered NORMAL within the deadline. */
+        @WithDefault("2000")
+        int normalStreak();
+
+        /** Ready anyway after this long (logged): readiness must not hold a pod forever. */
+        @WithDefault("90s")
+        Duration maxDuration();
+
+        /** Warm-up decisions in flight at once. */
+        @WithDefault("16")
+        int concurrency();
     }
 
     interface Rulesets {

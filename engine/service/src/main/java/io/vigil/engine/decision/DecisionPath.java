@@ -117,6 +117,27 @@ public class DecisionPath {
             req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
             return;
         }
+        if (!sink.reserve()) {
+            // no room left in the outbox for this decision's event: shed before deciding, never decide and drop
+            inFlight.decrementAndGet();
+            metrics.shedForOutbox(type);
+            req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
+            return;
+        }
+        req.run();
+    }
+
+    /**
+     * A warm-up decision (readiness, docs/adr/0010-velocity-limiter.md): the very path of
+     * {@link #evaluate} — ruleset pick, prepare, the velocity round trip within the deadline, decide —
+     * but with read-only velocity (no counter, marker or TTL written), no decision event and no metrics
+     * of answers, so it leaves no trace in velocity, Kafka or the SLO.
+     */
+    public void warm(EvaluationType type, Transaction txn, Outcome callerDecision, Reply reply) {
+        long now = System.nanoTime();
+        Request req = new Request(type, txn, callerDecision, now, System.currentTimeMillis(), 0, reply);
+        req.warm = true;
+        inFlight.incrementAndGet();
         req.run();
     }
 
@@ -134,6 +155,8 @@ public class DecisionPath {
         Context context;
         long velocityStart;
         long timerId = -1;
+        /** A warm-up decision: read-only velocity, no event, no answer metrics. */
+        boolean warm;
         /** 0 until the velocity wait ended (answer, failure or timer); the first to flip it decides. */
         volatile int velocityDone;
 
@@ -157,7 +180,7 @@ public class DecisionPath {
             VelocityRequest velocityRequest;
             try {
                 pending = ruleset.compiled().prepare(txn, type);
-                velocityRequest = pending.velocityRequest();
+                velocityRequest = warm ? pending.readOnlyVelocityRequest() : pending.velocityRequest();
             } catch (RuntimeException e) {
                 evaluationFailed(e);
                 return;
@@ -256,14 +279,23 @@ public class DecisionPath {
                     receivedAt, parseNanos, 0, System.nanoTime() - start);
         }
 
-        void answer(DecisionRecord record, boolean release) {
-            if (release) {
+        /** {@code admitted}: the request passed admission (in flight, its outbox place reserved). */
+        void answer(DecisionRecord record, boolean admitted) {
+            if (admitted) {
                 inFlight.decrementAndGet();
+            }
+            if (warm) {
+                reply.send(record);
+                return;
             }
             metrics.answered(record);
             reply.send(record);
             try {
-                sink.offer(record);
+                if (admitted) {
+                    sink.offerReserved(record);
+                } else {
+                    sink.offer(record);
+                }
             } catch (RuntimeException e) {
                 metrics.sinkError();
                 LOG.debugf(e, "decision sink refused %s", record.decisionId());

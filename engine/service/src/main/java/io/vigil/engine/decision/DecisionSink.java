@@ -3,8 +3,23 @@ package io.vigil.engine.decision;
 /**
  * Where every answered decision goes after the caller has its answer (the durable outbox). Called on
  * the event loop: implementations must not block and must not throw for a full queue (count and drop).
+ *
+ * <p>Answered means durable: the decision path {@link #reserve reserves} a place before it decides and
+ * sheds the request when there is none, so a decision it answers is never dropped for want of room
+ * (docs/adr/0009-answered-means-durable.md).
  */
 public interface DecisionSink {
 
+    /** A record without a reserved place (a shed answer): queued if there is room left, else dropped and counted. */
     void offer(DecisionRecord record);
+
+    /** Holds one place for a decision about to be made; false when there is none (shed instead of deciding). */
+    default boolean reserve() {
+        return true;
+    }
+
+    /** The record of a decision that {@link #reserve reserved} its place: always queued. */
+    default void offerReserved(DecisionRecord record) {
+        offer(record);
+    }
 }

@@ -28,6 +28,7 @@ public final class EngineMetrics {
     private final Counter[][] degraded = new Counter[EvaluationType.values().length][EngineErrorCode.values().length];
     private final Counter[][] failOpen = new Counter[EvaluationType.values().length][EngineErrorCode.values().length];
     private final Counter[] shed = new Counter[EvaluationType.values().length];
+    private final Counter[] shedForOutbox = new Counter[EvaluationType.values().length];
     private final Counter sinkErrors;
     private final MeterRegistry registry;
 
@@ -54,7 +55,11 @@ public final class EngineMetrics {
                         .tags("endpoint", endpoint, "code", c.name()).register(registry);
             }
             shed[t.ordinal()] = Counter.builder("vigil.engine.load.shed")
-                    .description("Requests shed by the in-flight limit (answered in-band with the shed decision)")
+                    .description("Requests shed before deciding (in-flight limit, or no room in the outbox), answered in-band with the shed decision")
+                    .tags("endpoint", endpoint).register(registry);
+            shedForOutbox[t.ordinal()] = Counter.builder("vigil.engine.load.shed.outbox")
+                    .description("Requests shed before deciding because the outbox had no room for their event "
+                            + "(also counted in vigil.engine.load.shed)")
                     .tags("endpoint", endpoint).register(registry);
         }
         Gauge.builder("vigil.engine.in.flight", inFlight, AtomicInteger::get)
@@ -80,6 +85,10 @@ public final class EngineMetrics {
                 shed[t].increment();
             }
         }
+    }
+
+    void shedForOutbox(EvaluationType type) {
+        shedForOutbox[type.ordinal()].increment();
     }
 
     void sinkError() {

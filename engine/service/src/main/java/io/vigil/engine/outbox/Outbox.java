@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jboss.logging.Logger;
@@ -45,6 +46,8 @@ public final class Outbox {
     private final long lingerNanos;
 
     private final LongAdder offered = new LongAdder();
+    /** Places held by decisions being made (see {@link #reserve}). */
+    private final AtomicInteger reserved = new AtomicInteger();
     private final LongAdder accepted = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder xaddOk = new LongAdder();
@@ -106,18 +109,56 @@ public final class Outbox {
                 .description("Decisions per pipelined XADD round trip").register(registry);
     }
 
-    /** Request thread: enqueue or drop (counted). Never blocks. True when accepted. */
+    /**
+     * Request thread: holds one place in the queue for a decision about to be made (the decision path
+     * sheds the request when there is none). Places held plus records queued never exceed the capacity,
+     * so a reserved record is never dropped.
+     */
+    public boolean reserve() {
+        while (true) {
+            int held = reserved.get();
+            if (queue.size() + held >= capacity) {
+                return false;
+            }
+            if (reserved.compareAndSet(held, held + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Request thread: enqueues the record of a decision that {@link #reserve reserved} its place. */
+    public void offerReserved(DecisionRecord record) {
+        try {
+            enqueue(record);
+        } finally {
+            reserved.decrementAndGet();
+        }
+    }
+
+    /**
+     * Request thread: enqueue a record without a reserved place if one is free, else drop it (counted).
+     * Never blocks. True when accepted.
+     */
     public boolean offer(DecisionRecord record) {
+        if (!reserve()) {
+            offered.increment();
+            dropped.increment();
+            return false;
+        }
+        offerReserved(record);
+        return true;
+    }
+
+    private void enqueue(DecisionRecord record) {
         offered.increment();
         if (queue.offer(record)) {
             accepted.increment();
             if (lingering && queue.size() >= batchSize - 1) {
                 LockSupport.unpark(writer); // a full batch goes at once
             }
-            return true;
+            return;
         }
-        dropped.increment();
-        return false;
+        dropped.increment(); // not reached while every offer holds a place
     }
 
     public synchronized void start() {

@@ -64,6 +64,18 @@ public class OutboxSink implements DecisionSink {
         }
     }
 
+    @Override
+    public boolean reserve() {
+        return outbox == null || outbox.reserve();
+    }
+
+    @Override
+    public void offerReserved(DecisionRecord record) {
+        if (outbox != null) {
+            outbox.offerReserved(record);
+        }
+    }
+
     /** The running outbox; null when disabled. For tests and the management API. */
     public Outbox outbox() {
         return outbox;

@@ -11,14 +11,20 @@ import io.vigil.engine.testing.Management;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** A stalled outbox never touches the AUTH answer: every request is answered as usual, drops are counted exactly. */
+/**
+ * A stalled outbox (Redis frozen, a queue of 5) never costs an answered decision: the engine decides while
+ * the queue has room for the decision's event, then sheds before deciding (LOAD_SHED, counted). Every
+ * evaluated decision is accepted into the queue; only shed answers' events are dropped, and counted.
+ */
 @QuarkusTest
 @TestProfile(StalledOutboxProfile.class)
 class OutboxOverflowTest {
 
     @Test
-    void auth_answers_are_unaffected_and_dropped_equals_offered_minus_accepted() {
+    void decisionsAreMadeOnlyWithRoomForTheirEventAndTheRestIsShedAndCounted() {
         int n = 60;
+        int evaluated = 0;
+        int shed = 0;
         for (int i = 0; i < n; i++) {
             boolean highValue = i % 3 == 0;
             String body = "{\"transaction_id\":\"ovf-" + i + "\",\"card_hash\":\"card-" + i + "\",\"amount\":"
@@ -27,17 +33,30 @@ class OutboxOverflowTest {
                     .when().post("/v1/evaluate/auth")
                     .then().statusCode(200).extract().jsonPath();
             assertThat(a.getString("transaction_id")).isEqualTo("ovf-" + i);
-            assertThat(a.getString("engine_mode")).isEqualTo("NORMAL");
-            assertThat(a.getString("decision")).isEqualTo(highValue ? "DECLINE" : "APPROVE");
             assertThat(a.getString("decision_id")).isNotBlank();
+            if ("NORMAL".equals(a.getString("engine_mode"))) {
+                assertThat(shed).as("no decision once shedding started: the queue never drains").isZero();
+                assertThat(a.getString("decision")).isEqualTo(highValue ? "DECLINE" : "APPROVE");
+                evaluated++;
+            } else {
+                assertThat(a.getString("engine_mode")).isEqualTo("DEGRADED");
+                assertThat(a.getString("engine_error_code")).isEqualTo("LOAD_SHED");
+                assertThat(a.getString("decision")).as("the shed decision").isEqualTo("APPROVE");
+                assertThat(a.getString("ruleset_key")).as("nothing evaluated").isNull();
+                shed++;
+            }
         }
         String metrics = Management.given().get("/q/metrics").then().statusCode(200).extract().asString();
         double offered = sample(metrics, "vigil_outbox_offered_total");
         double ok = sample(metrics, "vigil_outbox_enqueue_total{result=\"ok\"");
         double dropped = sample(metrics, "vigil_outbox_enqueue_total{result=\"dropped\"");
+        assertThat(evaluated).as("the queue's capacity, plus the batch the writer holds")
+                .isBetween(StalledOutboxProfile.CAPACITY, StalledOutboxProfile.CAPACITY + StalledOutboxProfile.BATCH);
+        assertThat(shed).isEqualTo(n - evaluated);
         assertThat(offered).isEqualTo(n);
-        assertThat(dropped).isEqualTo(offered - ok);
-        assertThat(ok).isLessThanOrEqualTo(StalledOutboxProfile.CAPACITY + StalledOutboxProfile.BATCH);
+        assertThat(ok).as("every evaluated decision is in the queue").isEqualTo(evaluated);
+        assertThat(dropped).as("only shed answers lost their event").isEqualTo(shed).isEqualTo(offered - ok);
+        assertThat(sample(metrics, "vigil_engine_load_shed_outbox_total")).isEqualTo(shed);
         assertThat(sample(metrics, "vigil_outbox_queue_capacity")).isEqualTo(StalledOutboxProfile.CAPACITY);
         assertThat(sample(metrics, "vigil_outbox_queue_depth")).isLessThanOrEqualTo(StalledOutboxProfile.CAPACITY);
     }

@@ -1,0 +1,211 @@
+package io.vigil.engine.warmup;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vigil.engine.VigilConfig;
+import io.vigil.engine.decision.DecisionPath;
+import io.vigil.engine.decision.DecisionRecord;
+import io.vigil.engine.http.AnswerJson;
+import io.vigil.engine.http.CallerDecision;
+import io.vigil.engine.http.JsonWriter;
+import io.vigil.engine.ruleset.RulesetRegistry;
+import io.vigil.engine.velocity.RedisVelocityStore;
+import io.vigil.engine.velocity.VelocityConfig;
+import io.vigil.rules.eval.EngineMode;
+import io.vigil.rules.eval.EvaluationType;
+import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.txn.InvalidTransactionException;
+import io.vigil.rules.txn.Transaction;
+import io.vigil.rules.txn.TransactionReader;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jboss.logging.Logger;
+
+/**
+ * Ready means warm: before the engine reports ready it runs synthetic decisions through the real path
+ * — the transaction reader, {@link DecisionPath#warm} (ruleset pick, prepare, a read-only velocity
+ * round trip on the event loop within the real deadline, decide) and the answer JSON — until the JIT
+ * has compiled them, the Redis connections are open and the generated velocity scripts are in Redis'
+ * script cache: at least {@code vigil.engine.warm-up.decisions}, then until
+ * {@code normal-streak} in a row were answered NORMAL within the deadline (or {@code max-duration}).
+ *
+ * <p>No trace: velocity is read-only (no counter, marker or TTL written; keys of synthetic cards and
+ * devices named {@code vigil-warm-up-…} are only read), no decision event reaches the outbox or Kafka,
+ * and answer metrics are not recorded. Velocity round-trip metrics do include these calls.
+ */
+@ApplicationScoped
+public class WarmUp {
+
+    private static final Logger LOG = Logger.getLogger(WarmUp.class);
+    private static final String[] MCCS = {"5411", "7995", "5999", "4829", "6011", "5812", "5732"};
+    private static final String[] COUNTRIES = {"DE", "US", "FR", "GB", "NL", "BR"};
+    private static final String[] ENTRY_MODES = {"chip", "contactless", "ecommerce", "manual", "swipe"};
+    private static final double[] AMOUNTS = {4.5, 19.99, 150, 720, 2500, 9800};
+
+    @Inject
+    VigilConfig config;
+    @Inject
+    VelocityConfig velocityConfig;
+    @Inject
+    Instance<RedisVelocityStore> velocityStore;
+    @Inject
+    DecisionPath decisions;
+    @Inject
+    RulesetRegistry rulesets;
+    @Inject
+    Vertx vertx;
+
+    private final TransactionReader reader = new TransactionReader();
+    private volatile State state = State.WAITING;
+    private volatile int decisionsRun;
+    private volatile int normalInARow;
+    private volatile Thread thread;
+
+    enum State { WAITING, RUNNING, DONE, OFF }
+
+    void start(@Observes StartupEvent event) {
+        if (!config.engine().warmUp().enabled()) {
+            state = State.OFF;
+            return;
+        }
+        Thread t = new Thread(this::run, "vigil-warm-up");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    State state() {
+        return state;
+    }
+
+    int decisionsRun() {
+        return decisionsRun;
+    }
+
+    int normalInARow() {
+        return normalInARow;
+    }
+
+    /** True once warm (or warm-up is off). */
+    public boolean warm() {
+        State s = state;
+        return s == State.DONE || s == State.OFF;
+    }
+
+    private void run() {
+        VigilConfig.WarmUp settings = config.engine().warmUp();
+        long start = System.nanoTime();
+        long deadline = start + settings.maxDuration().toNanos();
+        try {
+            // what readiness waits for anyway: the AUTH ruleset, and Redis having answered once
+            while (!rulesets.current().has(DecisionPath.AUTH_KEY)
+                    || (velocityConfig.enabled() && !velocityStore.get().answeredOnce())) {
+                if (System.nanoTime() > deadline) {
+                    LOG.warn("warm-up: no AUTH ruleset or no velocity answer yet; ready without warm-up");
+                    return;
+                }
+                Thread.sleep(50);
+            }
+            state = State.RUNNING;
+            Context context = vertx.getOrCreateContext();
+            Semaphore slots = new Semaphore(Math.max(1, settings.concurrency()));
+            AtomicInteger streak = new AtomicInteger();
+            int i = 0;
+            while (i < settings.decisions() || streak.get() < settings.normalStreak()) {
+                if (System.nanoTime() > deadline) {
+                    LOG.warnf("warm-up: %d decisions in %s, the last %d in a row NORMAL (target %d); ready anyway",
+                            i, settings.maxDuration(), streak.get(), settings.normalStreak());
+                    return;
+                }
+                slots.acquire();
+                int n = i++;
+                context.runOnContext(v -> decide(n, slots, streak));
+                decisionsRun = i;
+                normalInARow = streak.get();
+            }
+            slots.acquire(Math.max(1, settings.concurrency())); // the last ones answered
+            normalInARow = streak.get();
+            LOG.infof("warm-up: %d synthetic decisions in %d ms, the last %d in a row NORMAL; ready", i,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), streak.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            state = State.DONE;
+        }
+    }
+
+    /** One synthetic decision on the event loop: parse, decide, render, like a request. */
+    private void decide(int n, Semaphore slots, AtomicInteger streak) {
+        boolean monitoring = n % 5 == 4 && rulesets.current().has(DecisionPath.MONITORING_KEY);
+        try {
+            Transaction txn = reader.read(body(n, monitoring));
+            Outcome caller = monitoring ? CallerDecision.of(txn) : null;
+            decisions.warm(monitoring ? EvaluationType.MONITORING : EvaluationType.AUTH, txn, caller, record -> {
+                AnswerJson.write(JsonWriter.get(), record, n % 2 == 0).toBuffer();
+                count(record, streak);
+                slots.release();
+            });
+        } catch (InvalidTransactionException | RuntimeException e) {
+            LOG.debugf(e, "warm-up decision %d failed", n);
+            streak.set(0);
+            slots.release();
+        }
+    }
+
+    private void count(DecisionRecord record, AtomicInteger streak) {
+        // with velocity off (vigil.velocity.enabled=false) nothing can be NORMAL: JIT is all there is to warm
+        if (record.mode() == EngineMode.NORMAL || !velocityConfig.enabled()) {
+            streak.incrementAndGet();
+        } else {
+            streak.set(0);
+        }
+    }
+
+    /**
+     * A synthetic transaction: fields and values vary so that every branch of the rulesets and the
+     * velocity call shapes they make (which dimensions a transaction carries) are taken.
+     */
+    static byte[] body(int n, boolean monitoring) {
+        StringBuilder b = new StringBuilder(512);
+        b.append("{\"transaction_id\":\"vigil-warm-up-").append(n).append('"');
+        b.append(",\"card_hash\":\"vigil-warm-up-card-").append(n % 997).append('"');
+        b.append(",\"amount\":").append(String.format(Locale.ROOT, "%.2f", AMOUNTS[n % AMOUNTS.length]));
+        b.append(",\"currency\":\"EUR\"");
+        b.append(",\"merchant_id\":\"vigil-warm-up-merchant-").append(n % 31).append('"');
+        b.append(",\"merchant_category_code\":\"").append(MCCS[n % MCCS.length]).append('"');
+        b.append(",\"card_present\":").append(n % 3 == 0);
+        b.append(",\"entry_mode\":\"").append(ENTRY_MODES[n % ENTRY_MODES.length]).append('"');
+        b.append(",\"country_code\":\"").append(COUNTRIES[n % COUNTRIES.length]).append('"');
+        if (n % 4 != 3) {
+            b.append(",\"device_id\":\"vigil-warm-up-device-").append(n % 211).append('"');
+        }
+        if (n % 4 != 2) {
+            b.append(",\"ip_address\":\"10.").append(n % 250).append(".0.").append(n % 7).append('"');
+        }
+        if (n % 4 != 1) {
+            b.append(",\"email\":\"vigil-warm-up-").append(n % 101).append("@example.org\"");
+        }
+        if (monitoring) {
+            b.append(",\"decision\":\"APPROVE\"");
+        }
+        b.append('}');
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,26 @@
+package io.vigil.engine.warmup;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/** Ready only once warm ({@link WarmUp}): a pod that joins the Service answers NORMAL within the deadline. */
+@Readiness
+@ApplicationScoped
+public class WarmUpReadiness implements HealthCheck {
+
+    @Inject
+    WarmUp warmUp;
+
+    @Override
+    public HealthCheckResponse call() {
+        return HealthCheckResponse.named("warm-up")
+                .status(warmUp.warm())
+                .withData("state", warmUp.state().name().toLowerCase(java.util.Locale.ROOT))
+                .withData("decisions", warmUp.decisionsRun())
+                .withData("normal_in_a_row", warmUp.normalInARow())
+                .build();
+    }
+}

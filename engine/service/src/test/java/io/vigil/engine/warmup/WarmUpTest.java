@@ -1,0 +1,122 @@
+package io.vigil.engine.warmup;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.vigil.engine.testing.Management;
+import io.vigil.testing.redis.RedisServer;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Ready means warm: the engine reports ready only after its synthetic decisions ran through the real
+ * path against a real Redis, and they leave no trace: no velocity key, no decision event (the outbox is
+ * on, on the same Redis), no answer in the metrics. The first real decision after that is NORMAL.
+ */
+@QuarkusTest
+@TestProfile(WarmUpTest.Profile.class)
+class WarmUpTest {
+
+    static final int DECISIONS = 400;
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    public static class Profile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> c = new HashMap<>();
+            c.put("vigil.rulesets.dir", Path.of("src/test/resources/velocity-rulesets").toAbsolutePath().toString());
+            c.put("vigil.velocity.enabled", "true");
+            c.put("vigil.engine.deadline", "500ms");
+            c.put("vigil.outbox.enabled", "true");
+            c.put("vigil.engine.warm-up.enabled", "true");
+            c.put("vigil.engine.warm-up.decisions", Integer.toString(DECISIONS));
+            c.put("vigil.engine.warm-up.normal-streak", "100");
+            return c;
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(OneRedis.class));
+        }
+    }
+
+    /** One real redis-server for velocity and the outbox. */
+    public static class OneRedis implements QuarkusTestResourceLifecycleManager {
+        static volatile RedisServer server;
+
+        @Override
+        public Map<String, String> start() {
+            server = RedisServer.start();
+            return Map.of("quarkus.redis.hosts", server.uri(), "quarkus.redis.outbox.hosts", server.uri());
+        }
+
+        @Override
+        public void stop() {
+            if (server != null) {
+                server.close();
+                server = null;
+            }
+        }
+    }
+
+    @Test
+    void readyOnlyOnceWarmAndTheWarmUpLeftNoTrace() throws Exception {
+        JsonNode ready = awaitReady();
+        JsonNode warmUp = null;
+        for (JsonNode check : ready.get("checks")) {
+            if ("warm-up".equals(check.get("name").asText())) {
+                warmUp = check;
+            }
+        }
+        assertThat(warmUp).as(ready.toString()).isNotNull();
+        assertThat(warmUp.get("data").get("state").asText()).isEqualTo("done");
+        assertThat(warmUp.get("data").get("decisions").asInt()).isGreaterThanOrEqualTo(DECISIONS);
+        assertThat(warmUp.get("data").get("normal_in_a_row").asInt()).isGreaterThanOrEqualTo(100);
+
+        assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream written").isEqualTo(0L);
+        String metrics = Management.given().get("/q/metrics").then().extract().asString();
+        assertThat(sum(metrics, "vigil_evaluate_seconds_count")).as("no answer recorded").isZero();
+        assertThat(sum(metrics, "vigil_outbox_offered_total")).as("no decision event").isZero();
+
+        String body = "{\"transaction_id\":\"first\",\"card_hash\":\"c-first\",\"device_id\":\"d-first\",\"amount\":5,"
+                + "\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}";
+        String mode = given().contentType(ContentType.JSON).body(body).when().post("/v1/evaluate/auth")
+                .then().statusCode(200).extract().jsonPath().getString("engine_mode");
+        assertThat(mode).as("the first decision of a warm engine").isEqualTo("NORMAL");
+    }
+
+    static double sum(String metrics, String name) {
+        double total = 0;
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+
+    /** Polls readiness; the 120 s guard only stops a hung test. */
+    static JsonNode awaitReady() throws Exception {
+        long until = System.nanoTime() + 120_000_000_000L;
+        String last = null;
+        while (System.nanoTime() < until) {
+            var r = Management.given().get("/q/health/ready").then().extract();
+            last = r.asString();
+            if (r.statusCode() == 200) {
+                return JSON.readTree(last);
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("never ready: " + last);
+    }
+}

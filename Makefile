@@ -78,6 +78,15 @@ clean: ## Remove build output and local state
 	$(MVN) -q clean
 	rm -rf .local
 
+# ---- Container images (docs/installation.md, docs/adr/0007-container-images.md) ----
+.PHONY: images images-list
+
+images: ## Build the images (engine, relay, operator, loadtest-runner) with podman from Debian packages, no registry: localhost/vigil/*, .local/images/*.tar
+	@$(LOCAL)/images.sh build
+
+images-list: ## Show the built images, their sizes and archives
+	@$(LOCAL)/images.sh list
+
 # ---- Local Kubernetes (no containers; docs/local-environment.md) ----
 .PHONY: tools cluster-up cluster-down cluster-status cluster-reset cluster-crds
 

@@ -147,4 +147,59 @@ module_dir() {
   echo "$dir"
 }
 
+# start_process <name> <binary> <port> <args...>: runs the binary in its own session, output to
+# logs/<name>.log, pid in pids/<name>.pid (port "-": none to check).
+start_process() {
+  local name="$1" bin="$2" port="$3" pid; shift 3
+  if pid=$(running_pid "$name"); then
+    # Left alone if it runs as this script would start it; restarted when its binary or flags changed
+    # (e.g. a checkout that fixed a flag, while the old cluster kept running).
+    if [ "$(tr '\0' '\n' < "/proc/$pid/cmdline")" = "$(printf '%s\n' "$bin" "$@")" ]; then
+      log "$name already running (pid $pid)"
+      return 0
+    fi
+    log "$name runs with other flags or another binary than this checkout's: restarting it"
+    stop_component "$name"
+  fi
+  if [ "$port" != - ] && port_busy "$port"; then
+    die "port $port (for $name) is used by another process; stop it or set VIGIL_*_PORT (see docs/local-environment.md)"
+  fi
+  echo "---- $(date -u +%FT%TZ) starting $name" >> "$LOGS/$name.log"
+  # 8>&-: the daemon must not inherit (and so keep holding) the lock of this script. The real node's
+  # daemons do inherit fd 7, the node lock (node-lib.sh).
+  setsid "$bin" "$@" >> "$LOGS/$name.log" 2>&1 < /dev/null 8>&- &
+  pid=$!
+  echo "$pid" > "$PIDS/$name.pid"
+  # Until the forked shell has exec'ed the binary, the pid does not look like $name yet.
+  for _ in $(seq 1 50); do
+    running_pid "$name" >/dev/null || [ ! -d "/proc/$pid" ] && break
+    sleep 0.1
+  done
+  log "$name started (pid $pid, log $LOGS/$name.log)"
+}
+
+# Fails the wait early, with the log tail, when the process died instead of becoming ready.
+alive_and() {
+  local name="$1"; shift
+  if ! running_pid "$name" >/dev/null; then
+    echo "ERROR [cluster]: $name exited; last lines of $LOGS/$name.log:" >&2
+    tail -n 20 "$LOGS/$name.log" >&2
+    exit 1
+  fi
+  "$@"
+}
+
+healthy() { curl -sf --max-time 2 "$@" >/dev/null; }
+
+# Takes the cluster directory's lock (fd 8) for the rest of the calling script: serialises concurrent
+# `up`s and `down`s (make, several test JVMs) on the same state directory.
+cluster_lock() {
+  mkdir -p "$CLUSTER_DIR"
+  exec 8>"$CLUSTER_DIR/.lock"
+  if ! flock -n 8; then
+    log "another cluster script holds $CLUSTER_DIR/.lock; waiting"
+    flock 8
+  fi
+}
+
 load_ports

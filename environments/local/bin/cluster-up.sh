@@ -5,14 +5,10 @@
 # Writes .local/cluster/kubeconfig. See docs/local-environment.md.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/node-lib.sh"
 
 mkdir -p "$CLUSTER_DIR" "$PKI" "$LOGS" "$PIDS"
-# Serialise concurrent `up`s (make, several test JVMs) on the same state directory.
-exec 8>"$CLUSTER_DIR/.lock"
-if ! flock -n 8; then
-  log "another cluster-up holds $CLUSTER_DIR/.lock; waiting"
-  flock 8
-fi
+cluster_lock
 started_at=$SECONDS
 
 # VIGIL_CLUSTER_FRESH=1 (the tests' cluster, see LocalCluster.java): unless this cluster already runs,
@@ -64,6 +60,7 @@ EOF
   )
 fi
 
+node_client_cert
 write_kubeconfig() {
   local out="$1" ca
   ca=$(base64 -w0 < "$PKI/ca.crt")
@@ -96,50 +93,15 @@ if ! grep -qs "server: https://127.0.0.1:$APISERVER_PORT\$" "$KUBECONFIG_OUT"; t
 fi
 
 # ---------------------------------------------------------------- processes
-# start <name> <port> <args...>: runs the cached binary in its own session, output to logs/<name>.log.
+# start <name> <port> <args...>: the cached tool <name> (start_process in cluster-lib.sh).
 start() {
-  local name="$1" port="$2" pid bin; shift 2
-  bin=$(tool "$name")
-  if pid=$(running_pid "$name"); then
-    # Left alone if it runs as this script would start it; restarted when its binary or flags changed
-    # (e.g. a checkout that fixed a flag, while the old cluster kept running).
-    if [ "$(tr '\0' '\n' < "/proc/$pid/cmdline")" = "$(printf '%s\n' "$bin" "$@")" ]; then
-      log "$name already running (pid $pid)"
-      return 0
-    fi
-    log "$name runs with other flags or another binary than this checkout's: restarting it"
-    stop_component "$name"
-  fi
-  if [ "$port" != - ] && port_busy "$port"; then
-    die "port $port (for $name) is used by another process; stop it or set VIGIL_*_PORT (see docs/local-environment.md)"
-  fi
-  if [ "$name" = kwok ]; then KWOK_STARTED=1; fi
-  echo "---- $(date -u +%FT%TZ) starting $name" >> "$LOGS/$name.log"
-  # 8>&-: the daemon must not inherit (and so keep holding) the lock of this script.
-  setsid "$bin" "$@" >> "$LOGS/$name.log" 2>&1 < /dev/null 8>&- &
-  pid=$!
-  echo "$pid" > "$PIDS/$name.pid"
-  # Until the forked shell has exec'ed the binary, the pid does not look like $name yet.
-  for _ in $(seq 1 50); do
-    running_pid "$name" >/dev/null || [ ! -d "/proc/$pid" ] && break
-    sleep 0.1
-  done
-  log "$name started (pid $pid, log $LOGS/$name.log)"
-}
-
-# Fails the wait early, with the log tail, when the process died instead of becoming ready.
-alive_and() {
-  local name="$1"; shift
-  if ! running_pid "$name" >/dev/null; then
-    echo "ERROR [cluster]: $name exited; last lines of $LOGS/$name.log:" >&2
-    tail -n 20 "$LOGS/$name.log" >&2
-    exit 1
-  fi
-  "$@"
+  local name="$1" before; shift
+  before=$(running_pid "$name" || true)
+  start_process "$name" "$(tool "$name")" "$@"
+  if [ "$name" = kwok ] && [ "$(running_pid kwok || true)" != "$before" ]; then KWOK_STARTED=1; fi
 }
 
 CA="$PKI/ca.crt"
-healthy() { curl -sf --max-time 2 "$@" >/dev/null; }
 
 start etcd "$ETCD_PORT" \
   --name vigil-local \
@@ -170,6 +132,8 @@ start kube-apiserver "$APISERVER_PORT" \
   --service-cluster-ip-range "$SERVICE_CIDR" \
   --endpoint-reconciler-type none \
   --allow-privileged=true \
+  --kubelet-client-certificate "$PKI/kubelet-client.crt" \
+  --kubelet-client-key "$PKI/kubelet-client.key" \
   --profiling=false
 wait_for kube-apiserver 180 alive_and kube-apiserver \
   healthy --cacert "$CA" -H "Authorization: Bearer $(admin_token)" "https://127.0.0.1:$APISERVER_PORT/readyz"
@@ -278,6 +242,12 @@ if [ "${KWOK_STARTED:-0}" = 1 ]; then
     done <<< "$stale"
     log "recreating $(echo "$stale" | wc -l) simulated pod(s) left NotReady while the cluster was down"
   fi
+fi
+
+# The real node (node-lib.sh): VIGIL_REAL_NODE=1 starts it with the cluster (make run, make
+# cluster-up); the tests' cluster starts it only for the classes that need it (node-up.sh).
+if [ "${VIGIL_REAL_NODE:-0}" = 1 ]; then
+  node_up
 fi
 
 log "cluster up in $((SECONDS - started_at))s: https://127.0.0.1:$APISERVER_PORT"

@@ -3,7 +3,7 @@
 #   start_kafka    start it (idempotent; formats the log dir once), create the decisions topic
 #   stop_kafka     stop exactly the broker start_kafka started (SIGTERM: controlled shutdown)
 #   kafka_status   one line
-# Ports: broker 19092, controller 19093. Data .local/run/kafka, log .local/run/kafka.log.
+# Ports: broker 19092, controller 19093, for the real node's pods 19094 on the host address. Data .local/run/kafka, log .local/run/kafka.log.
 # Tests never use this broker: they start their own on free ports (io.vigil.testing.kafka).
 
 VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
@@ -11,6 +11,9 @@ VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 KAFKA_PORT="${VIGIL_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${VIGIL_KAFKA_CONTROLLER_PORT:-19093}"
 KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
+# A second listener on the host address for the pods of the local cluster's real node (ADR 0008),
+# advertised as that address; host clients keep 127.0.0.1.
+KAFKA_POD_PORT="${VIGIL_KAFKA_POD_PORT:-19094}"
 KAFKA_DIR="$VIGIL_ROOT/.local/run/kafka"
 KAFKA_PIDFILE="$VIGIL_ROOT/.local/run/kafka.pid"
 KAFKA_LOG="$VIGIL_ROOT/.local/run/kafka.log"
@@ -48,15 +51,18 @@ start_kafka() {
       echo "ERROR: something not started by 'make run' listens on $KAFKA_BOOTSTRAP; stop it or set VIGIL_KAFKA_PORT" >&2
       return 1
     fi
+    local pod_host pods=""
+    pod_host=$(pod_reachable_host)
+    [ -z "$pod_host" ] || pods=",PODS://$pod_host:$KAFKA_POD_PORT"
     cat > "$KAFKA_DIR/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT$pods
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT$pods
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PODS:PLAINTEXT
 log.dirs=$KAFKA_DIR/data
 auto.create.topics.enable=false
 offsets.topic.replication.factor=1

@@ -72,3 +72,11 @@ stop_background() {
   fi
   rm -f "$pidfile"
 }
+
+# The host address the local cluster's real node's pods reach the host on (Redis, Kafka of `make run`):
+# the source address of the default route; VIGIL_NODE_IP overrides; empty when there is none. Pod
+# traffic to 127.0.0.0/8 is dropped by the kubelet's KUBE-FIREWALL chain (ADR 0008).
+pod_reachable_host() {
+  if [ -n "${VIGIL_NODE_IP:-}" ]; then echo "$VIGIL_NODE_IP"; return; fi
+  ip -4 route get 1.1.1.1 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p' | head -1
+}

@@ -27,10 +27,14 @@ start_redis() {
     echo "ERROR: something else answers on 127.0.0.1:$REDIS_PORT (not started by make run); stop it or set VIGIL_REDIS_PORT" >&2
     return 1
   fi
-  echo "==> starting redis-server on 127.0.0.1:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)"
+  # Also on the host address, for the engine and relay pods of the local cluster's real node.
+  local pod_host
+  pod_host=$(pod_reachable_host)
+  echo "==> starting redis-server on 127.0.0.1${pod_host:+ and $pod_host}:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)"
   # noeviction: an evicted velocity window would under-count silently, an evicted stream entry would
   # lose a decision event; a full Redis fails loudly instead (DEGRADED answers, counted).
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --protected-mode no \
+  # shellcheck disable=SC2086  # pod_host: one word or none
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 $pod_host --protected-mode no \
     --dir "$REDIS_DIR" --appendonly yes --appendfsync everysec --save "" \
     --maxmemory-policy noeviction \
     --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"

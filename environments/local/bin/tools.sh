@@ -7,9 +7,9 @@
 #   tools.sh path <tool>         print the binary path of one tool (builds it first if missing)
 #   tools.sh list                print tool, key and whether it is built
 #
-# Tools: kube-apiserver kube-controller-manager kube-scheduler etcd kubectl (from the wrapper module in
-# environments/local/kube), kwok, helm, k6 (go install of pinned versions), prometheus and promtool
-# (from the wrapper module in environments/local/prometheus).
+# Tools: kube-apiserver kube-controller-manager kube-scheduler etcd kubectl, and the real node's kubelet
+# and kube-proxy (from the wrapper module in environments/local/kube), kwok, helm, k6 (go install of
+# pinned versions), prometheus and promtool (from the wrapper module in environments/local/prometheus).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -20,7 +20,7 @@ CACHE_DIR="${VIGIL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vigil}"
 # shellcheck source=versions.sh
 . "$ROOT/environments/local/bin/versions.sh"
 
-ALL_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm k6 prometheus promtool)
+ALL_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok helm k6 prometheus promtool)
 
 # k8s.io/kubernetes and k8s.io/controller-manager are not in the checksum database served here (404);
 # their hashes are pinned in the committed go.sum instead.
@@ -45,7 +45,7 @@ prom_key() {
 
 key_of() {
   case "$1" in
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) kube_key ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) kube_key ;;
     kwok) echo "kwok-${KWOK_VERSION}" ;;
     helm) echo "helm-${HELM_VERSION}" ;;
     k6) echo "k6-${K6_VERSION}" ;;
@@ -95,7 +95,7 @@ build_one() {
   rm -rf "$tmp"; mkdir -p "$tmp"
   start=$SECONDS
   case "$tool" in
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl)
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy)
       log "building $tool (Kubernetes $K8S_VERSION / etcd $ETCD_VERSION); cold builds take minutes"
       # Stamp the version the way the upstream release build does, so `kubectl version` and Helm's
       # kubeVersion checks see v1.32.4 rather than v0.0.0-master.

@@ -28,6 +28,30 @@ public final class LocalProcesses {
         }
     }
 
+    /**
+     * The host address that pods of the local cluster's real node reach the host on: the source
+     * address of the default route ({@code VIGIL_NODE_IP} overrides), as node-lib.sh's node_ip. Pod
+     * traffic to 127.0.0.0/8 is dropped by the kubelet's KUBE-FIREWALL chain, so a server that pods
+     * use must also listen here.
+     */
+    public static String podReachableHost() {
+        String configured = System.getenv("VIGIL_NODE_IP");
+        if (configured != null && !configured.isBlank()) {
+            return configured.trim();
+        }
+        // connect() on a UDP socket sends nothing; it only selects the route and thus the source address.
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket()) {
+            socket.connect(new InetSocketAddress("1.1.1.1", 53));
+            String address = socket.getLocalAddress().getHostAddress();
+            if (socket.getLocalAddress().isAnyLocalAddress() || socket.getLocalAddress().isLoopbackAddress()) {
+                throw new IllegalStateException("no host address outside loopback (no default route); set VIGIL_NODE_IP");
+            }
+            return address;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find the host address pods reach (set VIGIL_NODE_IP)", e);
+        }
+    }
+
     /** Deletes a directory tree, best effort (a harness cleaning up must not fail the test). */
     public static void deleteRecursively(Path dir) {
         if (dir == null || !Files.exists(dir)) {

@@ -59,10 +59,12 @@ public final class KafkaBroker implements AutoCloseable {
     private final String classpath;
     private final int port;
     private final int controllerPort;
+    private final int podPort;
     private final ServerProcess process;
 
-    private KafkaBroker(Builder options, Path dir, String classpath, int port, int controllerPort) {
+    private KafkaBroker(Builder options, Path dir, String classpath, int port, int controllerPort, int podPort) {
         this.options = options;
+        this.podPort = podPort;
         this.dir = dir;
         this.classpath = classpath;
         this.port = port;
@@ -85,8 +87,19 @@ public final class KafkaBroker implements AutoCloseable {
         private String maxHeap = "512m";
         private Duration startTimeout = Duration.ofSeconds(90);
         private final Map<String, String> overrides = new ConcurrentHashMap<>();
+        private String podHost;
 
         private Builder() {
+        }
+
+        /**
+         * A second listener ({@code PODS}, on its own port) on the host address the real node's pods
+         * reach, advertised as that address ({@link #podBootstrapServers()}); clients on the host keep
+         * 127.0.0.1.
+         */
+        public Builder reachableFromPods() {
+            this.podHost = io.vigil.testing.LocalProcesses.podReachableHost();
+            return this;
         }
 
         /** -Xmx of the broker JVM (default 512m). */
@@ -109,7 +122,7 @@ public final class KafkaBroker implements AutoCloseable {
         public KafkaBroker start() {
             String cp = brokerClasspath();
             return ServerProcess.startOnFreePorts("kafka-broker", 3,
-                    dir -> new KafkaBroker(this, dir, cp, freePort(), freePort()),
+                    dir -> new KafkaBroker(this, dir, cp, freePort(), freePort(), podHost == null ? 0 : freePort()),
                     broker -> {
                         broker.writeConfig();
                         broker.format();
@@ -135,11 +148,13 @@ public final class KafkaBroker implements AutoCloseable {
         p.setProperty("process.roles", "broker,controller");
         p.setProperty("node.id", "1");
         p.setProperty("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
-        p.setProperty("listeners", "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port);
+        String pods = options.podHost == null ? "" : ",PODS://" + options.podHost + ":" + podPort;
+        p.setProperty("listeners", "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort + pods);
+        p.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port + pods);
         p.setProperty("controller.listener.names", "CONTROLLER");
         p.setProperty("inter.broker.listener.name", "PLAINTEXT");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                + (pods.isEmpty() ? "" : ",PODS:PLAINTEXT"));
         p.setProperty("log.dirs", dataDir().toString());
         p.setProperty("num.partitions", "1");
         // topics are created explicitly: a typo in a topic name must fail, not create a 1-partition topic
@@ -235,6 +250,14 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** {@code <host address>:<port>} of the PODS listener; needs {@link Builder#reachableFromPods()}. */
+    public String podBootstrapServers() {
+        if (options.podHost == null) {
+            throw new IllegalStateException("this broker listens on loopback only: start it with reachableFromPods()");
+        }
+        return options.podHost + ":" + podPort;
     }
 
     /** {@code 127.0.0.1:<port>} for {@code bootstrap.servers}. */

@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  *       {@value #CRD_SETS_DOC}.</li>
  *   <li>{@link #helm()}: the Helm binary (built on first use), to be run with
  *       {@code --kubeconfig }{@link #kubeconfig()}.</li>
+ *   <li>{@link #ensureRealNode()} / {@link #importImage(String)}: the one real node beside the kwok
+ *       nodes (containerd + kubelet + kube-proxy, {@code node-up.sh}; ADR 0008) and images for it.</li>
  * </ul>
  *
  * The tests' cluster is not the {@code make run} one: it lives in {@code .local/test-cluster}
@@ -65,6 +67,48 @@ public final class LocalCluster {
         }
         run(UP_TIMEOUT_MINUTES, script("cluster-up.sh").toString());
         started = true;
+    }
+
+    /** Name of the real node ({@code node-lib.sh}); pods reach it with {@link #REAL_NODE_SELECTOR} and {@link #REAL_NODE_TAINT}. */
+    public static final String REAL_NODE = "vigil-real-node";
+    /** Label of the real node (kwok nodes are {@code type=kwok}). */
+    public static final Map<String, String> REAL_NODE_SELECTOR = Map.of("vigil.io/node", "real");
+    /** Key of the real node's NoSchedule taint: only pods that tolerate it land there. */
+    public static final String REAL_NODE_TAINT = "vigil.io/real-node";
+    /** Exit status of node-up.sh when another cluster on this machine holds the real node. */
+    private static final int REAL_NODE_HELD_ELSEWHERE = 4;
+
+    private static boolean realNode;
+
+    /**
+     * Starts the real node of the tests' cluster unless this JVM did already ({@code node-up.sh},
+     * idempotent; the first time builds kubelet and kube-proxy and needs containerd, runc and the CNI
+     * plugins from {@code ensure-deps.sh}). One real node per machine: when another cluster (e.g. the
+     * {@code make run} one) holds it, the calling test is aborted (skipped) with that reason, unless
+     * {@code VIGIL_REQUIRE_REAL_NODE=1}, where it fails.
+     */
+    public static synchronized void ensureRealNode() {
+        ensureRunning();
+        if (realNode) {
+            return;
+        }
+        Result result = execute(UP_TIMEOUT_MINUTES, script("node-up.sh").toString());
+        if (result.exit() == REAL_NODE_HELD_ELSEWHERE && !"1".equals(System.getenv("VIGIL_REQUIRE_REAL_NODE"))) {
+            org.junit.jupiter.api.Assumptions.abort("the real node is held by another cluster on this machine: "
+                    + String.join(" ", result.tail()));
+        }
+        result.orThrow();
+        realNode = true;
+    }
+
+    /**
+     * Imports an image into the real node's containerd: a docker-archive file, or an image of podman's
+     * local store by name (e.g. {@code localhost/vigil/engine:0.1.0}). Pods then run it with
+     * {@code imagePullPolicy: IfNotPresent} or {@code Never}; no registry is involved.
+     */
+    public static void importImage(String archiveOrImage) {
+        ensureRealNode();
+        run(SCRIPT_TIMEOUT_MINUTES, script("node-import.sh").toString(), archiveOrImage);
     }
 
     /** The admin kubeconfig of the running cluster ({@code .local/test-cluster/kubeconfig}). */
@@ -194,6 +238,23 @@ public final class LocalCluster {
      * in order with the test output), and returns its stdout+stderr lines.
      */
     private static List<String> run(long timeoutMinutes, String... command) {
+        return execute(timeoutMinutes, command).orThrow();
+    }
+
+    private record Result(String command, int exit, List<String> lines) {
+        List<String> tail() {
+            return lines.subList(Math.max(0, lines.size() - 20), lines.size());
+        }
+
+        List<String> orThrow() {
+            if (exit != 0) {
+                throw new IllegalStateException(command + " failed (exit " + exit + "); last output:\n" + String.join("\n", tail()));
+            }
+            return lines;
+        }
+    }
+
+    private static Result execute(long timeoutMinutes, String... command) {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(repositoryRoot().toFile())
                 .redirectErrorStream(true)
@@ -239,12 +300,7 @@ public final class LocalCluster {
             throw new IllegalStateException("interrupted while running " + command[0], e);
         }
         synchronized (lines) {
-            if (process.exitValue() != 0) {
-                List<String> tail = lines.subList(Math.max(0, lines.size() - 20), lines.size());
-                throw new IllegalStateException(String.join(" ", command) + " failed (exit " + process.exitValue()
-                        + "); last output:\n" + String.join("\n", tail));
-            }
-            return List.copyOf(lines);
+            return new Result(String.join(" ", command), process.exitValue(), List.copyOf(lines));
         }
     }
 }

@@ -55,4 +55,12 @@ public @interface LocalKubernetes {
      * {@code keda}, {@code monitoring}, {@code k6}, {@code strimzi}, {@code redis} or {@code all}.
      */
     String[] crds() default {};
+
+    /**
+     * Whether the class needs real pods: starts the cluster's one real node before the class
+     * ({@link LocalCluster#ensureRealNode()}; skipped when another cluster on the machine holds it).
+     * Pods land there only with nodeSelector {@code vigil.io/node: real} and a toleration of
+     * {@code vigil.io/real-node}; every other pod stays on the kwok nodes.
+     */
+    boolean realNode() default false;
 }

@@ -27,11 +27,13 @@ public final class LocalKubernetesExtension implements BeforeAllCallback, AfterA
     @Override
     public void beforeAll(ExtensionContext context) {
         LocalCluster.ensureRunning();
-        String[] crds = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), LocalKubernetes.class)
-                .map(LocalKubernetes::crds)
-                .orElse(new String[0]);
+        var annotation = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), LocalKubernetes.class);
+        String[] crds = annotation.map(LocalKubernetes::crds).orElse(new String[0]);
         if (crds.length > 0) {
             LocalCluster.installCrds(crds);
+        }
+        if (annotation.map(LocalKubernetes::realNode).orElse(false)) {
+            LocalCluster.ensureRealNode();
         }
     }
 

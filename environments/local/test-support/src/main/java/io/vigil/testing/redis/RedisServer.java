@@ -60,6 +60,7 @@ public final class RedisServer implements AutoCloseable {
     public static final class Builder {
         private boolean appendOnly;
         private boolean cluster;
+        private String podHost;
         private final List<String> extraArgs = new ArrayList<>();
         private Duration startTimeout = Duration.ofSeconds(20);
 
@@ -75,6 +76,15 @@ public final class RedisServer implements AutoCloseable {
         /** Start with {@code --cluster-enabled yes} and its own free cluster bus port. */
         public Builder clusterEnabled(boolean on) {
             this.cluster = on;
+            return this;
+        }
+
+        /**
+         * Also listen on the host address the real node's pods reach ({@link #podUri()}), besides
+         * 127.0.0.1.
+         */
+        public Builder reachableFromPods() {
+            this.podHost = io.vigil.testing.LocalProcesses.podReachableHost();
             return this;
         }
 
@@ -100,7 +110,11 @@ public final class RedisServer implements AutoCloseable {
     private void launch(String binary) {
         List<String> cmd = new ArrayList<>(List.of(binary,
                 "--port", Integer.toString(port),
-                "--bind", HOST,
+                "--bind", HOST));
+        if (options.podHost != null) {
+            cmd.add(options.podHost);
+        }
+        cmd.addAll(List.of(
                 "--protected-mode", "no",
                 "--daemonize", "no",
                 "--dir", dir.toString(),
@@ -128,6 +142,14 @@ public final class RedisServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** {@code redis://<host address>:<port>} for pods of the real node; needs {@link Builder#reachableFromPods()}. */
+    public String podUri() {
+        if (options.podHost == null) {
+            throw new IllegalStateException("this Redis listens on loopback only: start it with reachableFromPods()");
+        }
+        return "redis://" + options.podHost + ":" + port;
     }
 
     /** {@code redis://127.0.0.1:<port>}, the form Quarkus' {@code quarkus.redis.hosts} takes. */

@@ -27,6 +27,18 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
+{{/* Default image of a FraudEngine workload ("engine" or "relay"): images.<name>, else beside the operator image with its tag. */}}
+{{- define "vigil-operator.workloadImage" -}}
+{{- $root := index . 0 -}}
+{{- $name := index . 1 -}}
+{{- $explicit := index $root.Values.images $name -}}
+{{- if $explicit -}}
+{{- $explicit -}}
+{{- else -}}
+{{- printf "%s/%s:%s" (dir $root.Values.image.repository) $name (default $root.Chart.AppVersion $root.Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The namespaced rules: everything the operator reads and writes next to a FraudEngine. */}}
 {{- define "vigil-operator.namespacedRules" -}}
 - apiGroups: [vigil.io]
@@ -62,13 +74,14 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, update, delete]
-# A FraudLoadTest's verdict is read from the k6 runner Jobs and their pods (read only).
+# A FraudLoadTest's verdict is read from the k6 runner Jobs and their pods; the engine and relay pods
+# are watched for why they do not start (image pull, crash loop) (read only).
 - apiGroups: [batch]
   resources: [jobs]
   verbs: [get, list, watch]
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list]
+  verbs: [get, list, watch]
 {{- if .Values.rbac.keda }}
 - apiGroups: [keda.sh]
   resources: [scaledobjects, triggerauthentications]

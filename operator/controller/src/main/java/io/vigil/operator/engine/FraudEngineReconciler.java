@@ -2,6 +2,7 @@ package io.vigil.operator.engine;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -122,6 +123,7 @@ import org.jboss.logging.Logger;
 @ControllerConfiguration(name = "fraudengine")
 @RBACRule(apiGroups = "vigil.io", resources = "fraudrulesets", verbs = {"get", "list", "watch"})
 @RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = {"get", "list", "watch"})
+@RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list", "watch"})
 @RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get", resourceNames = {
         "scaledobjects.keda.sh", "triggerauthentications.keda.sh",
@@ -132,6 +134,7 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
 
     static final String RULESET_CONFIGMAPS = "ruleset-configmaps";
     static final String REDIS_STATEFULSETS = "redis-statefulsets";
+    static final String WORKLOAD_PODS = "workload-pods";
     /** How soon a FraudEngine waiting for an optional CRD (or after a failed dependent) is looked at again. */
     static final Duration RECHECK = Duration.ofSeconds(Long.getLong("vigil.operator.recheck-seconds", 60));
     private static final Logger LOG = Logger.getLogger(FraudEngineReconciler.class);
@@ -151,7 +154,8 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
     /**
      * FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its
      * key; the StatefulSets redis-operator makes for a managed Redis (it copies the CR's labels onto them)
-     * so the store's pod readiness reaches VelocityStoreReady.
+     * so the store's pod readiness reaches VelocityStoreReady; the engine and relay pods so why they do
+     * not start (image, crash loop) reaches Ready.
      */
     @Override
     public List<EventSource<?, FraudEngine>> prepareEventSources(EventSourceContext<FraudEngine> context) {
@@ -172,7 +176,18 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
                     return instance == null ? Set.of() : Set.of(new ResourceID(instance, sts.getMetadata().getNamespace()));
                 })
                 .build();
-        return List.of(new InformerEventSource<>(config, context), new InformerEventSource<>(redisPods, context));
+        // The engine and relay pods: their container statuses (image pull, crash loop) reach Ready and
+        // DurabilityReady, and change when the Deployment's counts do not.
+        var workloadPods = InformerEventSourceConfiguration.from(Pod.class, FraudEngine.class)
+                .withName(WORKLOAD_PODS)
+                .withLabelSelector(Names.MANAGED_SELECTOR + "," + Names.LABEL_COMPONENT + " in (" + Names.ENGINE + "," + Names.RELAY + ")")
+                .withSecondaryToPrimaryMapper(pod -> {
+                    String instance = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(Names.LABEL_INSTANCE);
+                    return instance == null ? Set.of() : Set.of(new ResourceID(instance, pod.getMetadata().getNamespace()));
+                })
+                .build();
+        return List.of(new InformerEventSource<>(config, context), new InformerEventSource<>(redisPods, context),
+                new InformerEventSource<>(workloadPods, context));
     }
 
     @Override
@@ -186,7 +201,7 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
                 deployment(context, Names.relay(fe)),
                 context.getSecondaryResourcesAsStream(Kafka.class).filter(k -> Names.kafka(fe).equals(k.getMetadata().getName())).findFirst().orElse(null),
                 managedRedis(fe, context),
-                missing, failures);
+                missing, failures, pods(fe, context, Names.ENGINE), pods(fe, context, Names.RELAY));
         FraudEngineStatus status = StatusAggregator.aggregate(plan, observed, Instant.now());
 
         FraudEngine patch = new FraudEngine();
@@ -263,6 +278,14 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
             }
         }
         return missing;
+    }
+
+    private static List<Pod> pods(FraudEngine fe, Context<FraudEngine> context, String component) {
+        return context.getSecondaryResourcesAsStream(Pod.class)
+                .filter(p -> p.getMetadata().getLabels() != null
+                        && component.equals(p.getMetadata().getLabels().get(Names.LABEL_COMPONENT))
+                        && fe.getMetadata().getName().equals(p.getMetadata().getLabels().get(Names.LABEL_INSTANCE)))
+                .toList();
     }
 
     private static Deployment deployment(Context<FraudEngine> context, String name) {

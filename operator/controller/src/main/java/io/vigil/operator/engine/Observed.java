@@ -1,6 +1,7 @@
 package io.vigil.operator.engine;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.strimzi.api.kafka.model.kafka.Kafka;
@@ -16,13 +17,23 @@ import java.util.Set;
  * @param redis       the managed Redis as redis-operator runs it (all null parts for an external one)
  * @param missingCrds optional CRDs this FraudEngine needs and the cluster lacks
  * @param failures    dependents the last reconciliation could not apply, sorted by name
+ * @param enginePods  the engine Deployment's pods (their container statuses explain an engine that is not available)
+ * @param relayPods   the relay Deployment's pods
  */
 public record Observed(Deployment engine, Deployment relay, Kafka kafka, ManagedRedis redis,
-                       Set<OptionalCrds.Crd> missingCrds, List<DependentFailure> failures) {
+                       Set<OptionalCrds.Crd> missingCrds, List<DependentFailure> failures,
+                       List<Pod> enginePods, List<Pod> relayPods) {
 
     public Observed {
         redis = redis == null ? ManagedRedis.NONE : redis;
         failures = failures == null ? List.of() : List.copyOf(failures);
+        enginePods = enginePods == null ? List.of() : List.copyOf(enginePods);
+        relayPods = relayPods == null ? List.of() : List.copyOf(relayPods);
+    }
+
+    public Observed(Deployment engine, Deployment relay, Kafka kafka, ManagedRedis redis,
+                    Set<OptionalCrds.Crd> missingCrds, List<DependentFailure> failures) {
+        this(engine, relay, kafka, redis, missingCrds, failures, List.of(), List.of());
     }
 
     /**

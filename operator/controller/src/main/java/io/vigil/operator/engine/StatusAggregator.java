@@ -86,7 +86,9 @@ public final class StatusAggregator {
         } else if (!kafka.hasExternal() && !strimziReady(observed)) {
             durability = cond(DURABILITY_READY, false, "KafkaNotReady", "Strimzi Kafka " + Names.kafka(fe) + " is not Ready yet");
         } else if (!relayUp) {
-            durability = cond(DURABILITY_READY, false, "RelayNotReady", "no relay pod is ready yet");
+            durability = PodTrouble.of(observed.relayPods())
+                    .map(t -> cond(DURABILITY_READY, false, "Relay" + t.reason(), "no relay pod is ready: " + t.message()))
+                    .orElseGet(() -> cond(DURABILITY_READY, false, "RelayNotReady", "no relay pod is ready yet"));
         } else {
             durability = cond(DURABILITY_READY, true, "Ready", "relay ready (" + s.relayReplicas + "), Kafka at " + KafkaCluster.bootstrapServers(fe));
         }
@@ -141,8 +143,12 @@ public final class StatusAggregator {
         } else if (plan.rulesets().isEmpty()) {
             ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve (see RulesetsValid); the engine runs no pods until one is");
         } else if (available < minimum || available == 0) {
-            ready = cond(READY, false, "EngineNotAvailable", "engine Deployment " + Names.engine(fe) + ": " + available
-                    + " pods available, " + minimum + " needed (" + s.readyReplicas + "/" + s.replicas + " ready)");
+            // The pods say why (image, crash loop, scheduling); the Deployment only counts them.
+            String counts = "engine Deployment " + Names.engine(fe) + ": " + available + " pods available, " + minimum
+                    + " needed (" + s.readyReplicas + "/" + s.replicas + " ready)";
+            ready = PodTrouble.of(observed.enginePods())
+                    .map(t -> cond(READY, false, t.reason(), counts + "; " + t.message()))
+                    .orElseGet(() -> cond(READY, false, "EngineNotAvailable", counts));
         } else if (!isTrue(velocity) && !EXTERNAL.equals(velocity.getReason())) {
             ready = cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
         } else if (!isTrue(durability)) {

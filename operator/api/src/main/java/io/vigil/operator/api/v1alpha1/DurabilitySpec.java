@@ -55,8 +55,9 @@ public class DurabilitySpec {
     @ValidationRule(value = "self.minReplicas <= self.maxReplicas",
             message = "durability.relay.minReplicas must not exceed maxReplicas")
     public static class Relay {
-        @Default("vigil/relay:0.1.0")
-        public String image = "vigil/relay:0.1.0";
+        @JsonPropertyDescription("Relay container image. Default: the relay image of the operator's own release (the operator chart's"
+                + " images.relay, env VIGIL_OPERATOR_RELAY_IMAGE).")
+        public String image;
 
         @Default("1")
         @Min(0)

@@ -17,9 +17,9 @@ public class EngineSpec {
     /** Operator-side default when neither replicas nor autoscaling is set. */
     public static final int DEFAULT_REPLICAS = 2;
 
-    @Default("vigil/engine:0.1.0")
-    @JsonPropertyDescription("Engine container image.")
-    public String image = "vigil/engine:0.1.0";
+    @JsonPropertyDescription("Engine container image. Default: the engine image of the operator's own release (the operator chart's"
+            + " images.engine, env VIGIL_OPERATOR_ENGINE_IMAGE), so an operator upgrade rolls engines onto the matching version.")
+    public String image;
 
     @Default("IfNotPresent")
     @Pattern("^(Always|IfNotPresent|Never)$")

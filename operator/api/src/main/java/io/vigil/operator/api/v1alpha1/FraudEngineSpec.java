@@ -39,6 +39,10 @@ public class FraudEngineSpec {
     @Default("{}")
     public NetworkSpec network = new NetworkSpec();
 
+    @JsonPropertyDescription("Which nodes the engine and relay pods may run on: node selector and tolerations of both pod templates.")
+    @Default("{}")
+    public SchedulingSpec scheduling = new SchedulingSpec();
+
     @JsonPropertyDescription("Monitoring resources the operator renders (each switchable).")
     @Default("{}")
     public ObservabilitySpec observability = new ObservabilitySpec();

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.VolumeProjection;
 import io.fabric8.kubernetes.api.model.VolumeProjectionBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -131,7 +132,7 @@ public final class EngineWorkload {
     public static String configHash(EnginePlan plan) {
         StringBuilder sb = new StringBuilder();
         FraudEngine fe = plan.engine();
-        sb.append(fe.getSpec().engine.image).append('\n');
+        sb.append(OperatorImages.engine(fe)).append('\n');
         for (EnvVar v : engineEnv(fe)) {
             sb.append(v.getName()).append('=').append(v.getValue() != null ? v.getValue()
                     : v.getValueFrom().getSecretKeyRef().getName() + "/" + v.getValueFrom().getSecretKeyRef().getKey()).append('\n');
@@ -160,7 +161,7 @@ public final class EngineWorkload {
 
         Container engine = new ContainerBuilder()
                 .withName("engine")
-                .withImage(e.image)
+                .withImage(OperatorImages.engine(fe))
                 .withImagePullPolicy(e.imagePullPolicy)
                 .addNewPort().withName("data").withContainerPort(DATA_PORT).withProtocol("TCP").endPort()
                 .addNewPort().withName("management").withContainerPort(MANAGEMENT_PORT).withProtocol("TCP").endPort()
@@ -170,6 +171,9 @@ public final class EngineWorkload {
                 .withLivenessProbe(probe("/q/health/live", 10, 3))
                 .withReadinessProbe(probe("/q/health/ready", 5, 2))
                 .withSecurityContext(Security.container())
+                // A container that exits without writing /dev/termination-log leaves the end of its log as
+                // the termination message, which the FraudEngine status shows for a crash loop.
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewVolumeMount().withName("rulesets").withMountPath(RULESETS_DIR).withReadOnly(true).endVolumeMount()
                 .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
                 .build();
@@ -192,6 +196,8 @@ public final class EngineWorkload {
                 .withAutomountServiceAccountToken(false)
                 .withSecurityContext(Security.pod())
                 .withTerminationGracePeriodSeconds(30L)
+                .withNodeSelector(nodeSelector(fe))
+                .withTolerations(tolerations(fe))
                 .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("kubernetes.io/hostname")
                 .withWhenUnsatisfiable("ScheduleAnyway").withNewLabelSelector().withMatchLabels(Names.selector(fe, Names.ENGINE))
                 .endLabelSelector().endTopologySpreadConstraint()
@@ -202,6 +208,17 @@ public final class EngineWorkload {
                 .endTemplate()
                 .endSpec()
                 .build();
+    }
+
+    /** spec.scheduling.nodeSelector, or none (null keeps the field out of the rendered pod template). */
+    static Map<String, String> nodeSelector(FraudEngine fe) {
+        var s = fe.getSpec().scheduling;
+        return s == null || s.nodeSelector == null || s.nodeSelector.isEmpty() ? null : new LinkedHashMap<>(s.nodeSelector);
+    }
+
+    static List<Toleration> tolerations(FraudEngine fe) {
+        var s = fe.getSpec().scheduling;
+        return s == null || s.tolerations == null || s.tolerations.isEmpty() ? null : new ArrayList<>(s.tolerations);
     }
 
     static Probe probe(String path, int periodSeconds, int failureThreshold) {

@@ -51,7 +51,7 @@ public final class RelayWorkload {
         DurabilitySpec d = fe.getSpec().durability;
         var container = new ContainerBuilder()
                 .withName("relay")
-                .withImage(d.relay.image)
+                .withImage(OperatorImages.relay(fe))
                 .withImagePullPolicy(fe.getSpec().engine.imagePullPolicy)
                 .addNewPort().withName("management").withContainerPort(MANAGEMENT_PORT).withProtocol("TCP").endPort()
                 .withEnv(relayEnv(fe))
@@ -60,6 +60,9 @@ public final class RelayWorkload {
                 .withLivenessProbe(EngineWorkload.probe("/q/health/live", 10, 3))
                 .withReadinessProbe(EngineWorkload.probe("/q/health/ready", 5, 2))
                 .withSecurityContext(Security.container())
+                // A container that exits without writing /dev/termination-log leaves the end of its log as
+                // the termination message, which the FraudEngine status shows for a crash loop.
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount();
         if (d.kafka.hasExternal() && d.kafka.external.secretRef != null) {
             // Client settings (e.g. SASL) for an external Kafka come from the referenced Secret as env vars.
@@ -82,6 +85,8 @@ public final class RelayWorkload {
                 .withAutomountServiceAccountToken(false)
                 .withSecurityContext(Security.pod())
                 .withTerminationGracePeriodSeconds(60L)
+                .withNodeSelector(EngineWorkload.nodeSelector(fe))
+                .withTolerations(EngineWorkload.tolerations(fe))
                 .withContainers(relay)
                 .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
                 .endSpec()

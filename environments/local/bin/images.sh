@@ -11,6 +11,9 @@
 #   images.sh oci-archive <name>     the same for the OCI archive (for skopeo copy / podman push)
 #   images.sh ref <name>             print the image reference (localhost/vigil/<name>:<version>)
 #   images.sh list                   names, references, sizes and archives
+#   images.sh registry-bin           print the path of a docker-registry binary (Debian's docker-registry
+#                                    package, downloaded and unpacked into the cache, not installed: the
+#                                    package would start a registry service on :5000); for the push/pull test
 #
 # Names: engine, relay, operator (Quarkus fast-jars on a jlink runtime, no shell) and loadtest-runner
 # (the k6 binary of tools.sh, with busybox for the k6-operator's `sh -c` initializer).
@@ -347,6 +350,30 @@ list() {
   done
 }
 
+# The registry of Debian's docker-registry package, unpacked (not installed) into the cache.
+registry_bin() {
+  local dir="$CACHE_DIR/docker-registry" deb
+  if [ ! -x "$dir/usr/bin/docker-registry" ]; then
+    command -v apt-get >/dev/null 2>&1 || die "apt-get is needed to fetch Debian's docker-registry package"
+    mkdir -p "$CACHE_DIR"
+    exec 8>"$CACHE_DIR/.lock-registry"
+    flock 8
+    if [ ! -x "$dir/usr/bin/docker-registry" ]; then
+      local tmp="$dir.tmp-$$"
+      rm -rf "$tmp"; mkdir -p "$tmp"
+      log "fetching Debian's docker-registry package (apt-get download; not installed)"
+      (cd "$tmp" && { apt-get download -qq docker-registry >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null && apt-get download -qq docker-registry >/dev/null; }; }) \
+        || die "could not download the docker-registry package (apt-get download docker-registry)"
+      deb=$(ls "$tmp"/docker-registry_*.deb)
+      dpkg-deb -x "$deb" "$tmp/root"
+      rm -rf "$dir"; mv "$tmp/root" "$dir"; rm -rf "$tmp"
+    fi
+    exec 8>&-
+  fi
+  echo "$dir/usr/bin/docker-registry"
+}
+
 main() {
   local cmd="${1:-build}"
   case "$cmd" in
@@ -361,9 +388,10 @@ main() {
       [ $# -eq 2 ] || die "usage: images.sh ref <name>"
       known "$2"; ref_of "$2" ;;
     list) list ;;
+    registry-bin) registry_bin ;;
     build) shift; build "$@" ;;
     -*|engine|relay|operator|loadtest-runner) build "$@" ;;
-    *) die "unknown command '$cmd' (build, archive, oci-archive, ref, list)" ;;
+    *) die "unknown command '$cmd' (build, archive, oci-archive, ref, list, registry-bin)" ;;
   esac
 }
 

@@ -2,18 +2,20 @@ package io.vigil.rules.eval;
 
 import com.google.re2j.Pattern;
 import io.vigil.rules.model.Condition;
+import io.vigil.rules.model.FieldRef;
+import io.vigil.rules.model.Operand;
+import io.vigil.rules.model.Operator;
 import io.vigil.rules.model.Rule;
+import io.vigil.rules.model.RuleMode;
 import io.vigil.rules.model.RulesetDocument;
 import io.vigil.rules.model.Scope;
 import io.vigil.rules.model.Velocity;
 import io.vigil.rules.txn.Field;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -24,16 +26,11 @@ import java.util.Set;
  * first), then document order. Disabled rules are left out.
  */
 public final class RulesetCompiler {
-    private static final String CUSTOM_PREFIX = "custom_fields.";
-
     private RulesetCompiler() {
     }
 
     /** @param checksum the canonical document's SHA-256 (see {@code Rulesets.read}) */
     public static CompiledRuleset compile(RulesetDocument doc, String checksum) {
-        Map<String, Set<String>> lists = new HashMap<>();
-        doc.lists().forEach((name, values) -> lists.put(name, Set.copyOf(new HashSet<>(values))));
-
         record Entry(int docIndex, Rule rule) {
         }
         List<Entry> enabled = new ArrayList<>();
@@ -50,43 +47,40 @@ public final class RulesetCompiler {
         List<CompiledRule> rules = new ArrayList<>();
         List<Scope> scopes = new ArrayList<>();
         for (Entry e : enabled) {
-            rules.add(rule(rules.size(), e.rule(), lists));
+            rules.add(rule(rules.size(), e.rule()));
             scopes.add(e.rule().scope());
         }
         return new IndexedRuleset(doc, checksum, rules, new ScopeIndex(rules, scopes, doc.legacy()));
     }
 
-    private static CompiledRule rule(int index, Rule r, Map<String, Set<String>> lists) {
-        Node condition = r.condition() == null ? null : node(r.condition(), lists);
+    private static CompiledRule rule(int index, Rule r) {
+        Node condition = r.condition() == null ? null : node(r.condition());
         Velocity v = r.velocity();
-        Outcome decision = v != null && v.legacyAction() != null ? v.legacyAction() : r.action().decision();
-        Field dimension = null;
         Field of = null;
         String ofCustom = null;
-        double threshold = 0;
         if (v != null) {
-            dimension = Field.byName(v.dimension());
-            if (v.of() != null) {
-                if (v.of().startsWith(CUSTOM_PREFIX)) {
-                    ofCustom = v.of().substring(CUSTOM_PREFIX.length());
-                } else {
-                    of = Field.byName(v.of());
+            switch (v.of()) {
+                case FieldRef.Known k -> of = k.field();
+                case FieldRef.Custom c -> ofCustom = c.name();
+                case null -> {
                 }
             }
-            threshold = v.threshold().doubleValue();
         }
         return new CompiledRule(index, r.ruleId(), r.ruleVersion(), r.priority(), r.scope().specificity(),
-                r.mode() == io.vigil.rules.model.RuleMode.SHADOW, condition, decision, r.action().reasonCode(),
-                dimension, v == null ? 0 : v.windowSeconds(), v == null ? null : v.aggregate(), of, ofCustom,
-                threshold);
+                r.mode() == RuleMode.SHADOW, condition, r.action().decision(), r.action().reasonCode(),
+                v == null ? null : v.dimension(), v == null ? 0 : v.windowSeconds(), v == null ? null : v.aggregate(),
+                of, ofCustom, v == null ? 0 : v.threshold().doubleValue());
     }
 
-    static Node node(Condition c, Map<String, Set<String>> lists) {
+    static Node node(Condition c) {
         return switch (c) {
-            case Condition.All a -> Node.Junction.all(cheapestFirst(a.args(), lists));
-            case Condition.Any a -> Node.Junction.any(cheapestFirst(a.args(), lists));
-            case Condition.Not n -> new Node.Not(node(n.arg(), lists));
-            case Condition.Leaf l -> leaf(l, lists);
+            case Condition.All a -> Node.Junction.all(cheapestFirst(a.args()));
+            case Condition.Any a -> Node.Junction.any(cheapestFirst(a.args()));
+            case Condition.Not n -> new Node.Not(node(n.arg()));
+            case Condition.Leaf l -> switch (l.field()) {
+                case FieldRef.Known k -> known(k.field(), l.op(), l.operand());
+                case FieldRef.Custom f -> custom(f.name(), l.op(), l.operand());
+            };
         };
     }
 
@@ -95,90 +89,67 @@ public final class RulesetCompiler {
      * a regex runs. Safe because evaluation has no side effects and three-valued and/or are
      * commutative: the result is the same in any order, only the work differs.
      */
-    private static Node[] cheapestFirst(List<Condition> args, Map<String, Set<String>> lists) {
-        Node[] nodes = args.stream().map(x -> node(x, lists)).toArray(Node[]::new);
-        java.util.Arrays.sort(nodes, Comparator.comparingInt(Node::cost)); // stable: document order on ties
+    private static Node[] cheapestFirst(List<Condition> args) {
+        Node[] nodes = args.stream().map(RulesetCompiler::node).toArray(Node[]::new);
+        Arrays.sort(nodes, Comparator.comparingInt(Node::cost)); // stable: document order on ties
         return nodes;
     }
 
-    private static Node leaf(Condition.Leaf l, Map<String, Set<String>> lists) {
-        if (l.field().startsWith(CUSTOM_PREFIX)) {
-            return custom(l, lists);
-        }
-        Field f = Field.byName(l.field());
-        return switch (l.op()) {
-            case EXISTS -> new Node.Exists(f);
-            case EQ, NE -> switch (f.type()) {
-                case NUMBER -> new Node.NumCmp(f, l.op(), number(l.value()));
-                case BOOLEAN -> new Node.BoolEq(f, (Boolean) l.value(), l.op() == io.vigil.rules.model.Operator.NE);
-                case STRING -> new Node.TextEq(f, (String) l.value(), l.op() == io.vigil.rules.model.Operator.NE);
-            };
-            case GT, GTE, LT, LTE -> new Node.NumCmp(f, l.op(), number(l.value()));
-            case BETWEEN -> new Node.NumBetween(f, number(l.values().get(0)), number(l.values().get(1)));
-            case IN, NOT_IN -> f.type() == Field.Type.NUMBER
-                    ? new Node.NumIn(f, l.values().stream().mapToDouble(RulesetCompiler::number).toArray(), l.op().negative())
-                    : new Node.TextIn(f, textSet(l.values()), l.op().negative());
-            case IN_LIST, NOT_IN_LIST -> new Node.TextIn(f, lists.get((String) l.value()), l.op().negative());
-            case CONTAINS, STARTS_WITH, ENDS_WITH -> new Node.TextMatch(f, (String) l.value(), l.op());
-            case REGEX -> new Node.TextRegex(f, Pattern.compile((String) l.value()));
+    /** A contract field: the operand's type (checked against the field's by the front end) picks the node. */
+    private static Node known(Field f, Operator op, Operand operand) {
+        return switch (operand) {
+            case Operand.None n -> new Node.Exists(f);
+            case Operand.Number n -> new Node.NumCmp(f, op, number(n.value()));
+            case Operand.Bool b -> new Node.BoolEq(f, b.value(), op == Operator.NE);
+            case Operand.Text t -> op == Operator.EQ || op == Operator.NE
+                    ? new Node.TextEq(f, t.value(), op == Operator.NE) : new Node.TextMatch(f, t.value(), op);
+            case Operand.Range r -> new Node.NumBetween(f, number(r.low()), number(r.high()));
+            case Operand.Members m -> f.type() == Field.Type.NUMBER
+                    ? new Node.NumIn(f, m.numbers().stream().mapToDouble(RulesetCompiler::number).toArray(), op.negative())
+                    : new Node.TextIn(f, Set.copyOf(m.texts()), op.negative());
+            case Operand.NamedList l -> new Node.TextIn(f, l.values(), op.negative());
+            case Operand.Pattern p -> new Node.TextRegex(f, Pattern.compile(p.regex()));
         };
     }
 
-    private static Node custom(Condition.Leaf l, Map<String, Set<String>> lists) {
-        String name = l.field().substring(CUSTOM_PREFIX.length());
-        Object v = l.value();
-        String text = v instanceof String s ? s : null;
-        double number = v instanceof BigDecimal d ? d.doubleValue() : Double.NaN;
+    /** A custom field: its type is known per transaction, so the node keeps the operand in every form it has. */
+    private static Node custom(String name, Operator op, Operand operand) {
+        String text = null;
+        double number = Double.NaN;
         double high = Double.NaN;
-        Boolean bool = v instanceof Boolean b ? b : null;
+        Boolean bool = null;
         Set<String> texts = null;
         double[] numbers = null;
         boolean hasTrue = false;
         boolean hasFalse = false;
         Pattern pattern = null;
-        switch (l.op()) {
-            case BETWEEN -> {
-                number = number(l.values().get(0));
-                high = number(l.values().get(1));
+        switch (operand) {
+            case Operand.None n -> {
             }
-            case IN, NOT_IN -> {
-                Set<String> t = new HashSet<>();
-                List<Double> n = new ArrayList<>();
-                for (Object o : l.values()) {
-                    if (o instanceof String s) {
-                        t.add(s);
-                    } else if (o instanceof BigDecimal d) {
-                        n.add(d.doubleValue());
-                    } else if (Boolean.TRUE.equals(o)) {
-                        hasTrue = true;
-                    } else if (Boolean.FALSE.equals(o)) {
-                        hasFalse = true;
-                    }
-                }
-                texts = t.isEmpty() ? null : Set.copyOf(t);
-                numbers = n.isEmpty() ? null : n.stream().mapToDouble(Double::doubleValue).toArray();
+            case Operand.Number n -> number = n.value().doubleValue();
+            case Operand.Text t -> text = t.value();
+            case Operand.Bool b -> bool = b.value();
+            case Operand.Range r -> {
+                number = number(r.low());
+                high = number(r.high());
             }
-            case IN_LIST, NOT_IN_LIST -> {
-                texts = lists.get((String) v);
-                text = null;
+            case Operand.Members m -> {
+                texts = m.texts().isEmpty() ? null : Set.copyOf(m.texts());
+                numbers = m.numbers().isEmpty() ? null : m.numbers().stream().mapToDouble(BigDecimal::doubleValue).toArray();
+                hasTrue = m.booleans().contains(Boolean.TRUE);
+                hasFalse = m.booleans().contains(Boolean.FALSE);
             }
-            case REGEX -> pattern = Pattern.compile(text);
-            default -> {
+            case Operand.NamedList l -> texts = l.values();
+            case Operand.Pattern p -> {
+                text = p.regex();
+                pattern = Pattern.compile(p.regex());
             }
         }
-        return new Node.Custom(name, l.op(), text, number, high, bool, texts, numbers, hasTrue, hasFalse, pattern);
+        return new Node.Custom(name, op, text, number, high, bool, texts, numbers, hasTrue, hasFalse, pattern);
     }
 
-    private static double number(Object o) {
+    private static double number(BigDecimal d) {
         // Parsed once from the document's decimal spelling: 100, 100.0 and 1e2 are the same double.
-        return ((BigDecimal) o).doubleValue() + 0.0;
-    }
-
-    private static Set<String> textSet(List<Object> values) {
-        Set<String> s = new HashSet<>();
-        for (Object o : values) {
-            s.add((String) o);
-        }
-        return Set.copyOf(s);
+        return d.doubleValue() + 0.0;
     }
 }

@@ -1,11 +1,10 @@
 package io.vigil.rules.model;
 
-import java.math.BigDecimal;
 import java.util.List;
 
 /**
- * A rule's condition tree: {@code and} / {@code or} / {@code not} over leaves {@code {field, op, value|values}}.
- * Leaf values are {@link String}, {@link BigDecimal} or {@link Boolean}.
+ * A rule's condition tree, bound: {@code and} / {@code or} / {@code not} over leaves whose field is
+ * resolved and whose operand is typed, so compiling it needs no look-up and no cast.
  */
 public sealed interface Condition {
 
@@ -27,16 +26,7 @@ public sealed interface Condition {
     record Not(Condition arg) implements Condition {
     }
 
-    /**
-     * A comparison of one transaction field.
-     *
-     * @param field  field name as written (canonical name, alias or {@code custom_fields.<name>})
-     * @param value  the single operand (eq, gt, contains, regex, in_list...); null when {@code values} is used
-     * @param values the operand list (in, not_in, between); empty when {@code value} is used
-     */
-    record Leaf(String field, Operator op, Object value, List<Object> values) implements Condition {
-        public Leaf {
-            values = values == null ? List.of() : List.copyOf(values);
-        }
+    /** A comparison of one transaction field with a typed operand. */
+    record Leaf(FieldRef field, Operator op, Operand operand) implements Condition {
     }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * Condition operators (contract §4). Each has a canonical name and optional symbolic aliases.
- * The legacy format also accepts the old engine's spellings ({@link #byLegacyName}).
+ * The legacy format's other spellings are the legacy dialect's (parse.legacy.LegacyConditions).
  */
 public enum Operator {
     EQ("eq", "=", "=="),
@@ -59,21 +59,6 @@ public enum Operator {
     /** The operator named {@code name} (canonical name or alias), or null. */
     public static Operator byName(String name) {
         return BY_NAME.get(name);
-    }
-
-    /**
-     * The legacy format's spellings: any case, surrounding blanks ignored, and the old engine's
-     * {@code equals}, {@code not_equals}, {@code matches}, plus {@code neq} (written by the old rule
-     * compiler, which the old engine misread as {@code eq}; it means "not equal").
-     */
-    public static Operator byLegacyName(String name) {
-        String n = name.trim().toLowerCase(Locale.ROOT);
-        return switch (n) {
-            case "neq", "not_equals" -> NE;
-            case "equals" -> EQ;
-            case "matches" -> REGEX;
-            default -> BY_NAME.get(n);
-        };
     }
 
     /** A suggestion for an unknown operator name, or null. */

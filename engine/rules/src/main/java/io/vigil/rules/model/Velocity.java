@@ -1,6 +1,6 @@
 package io.vigil.rules.model;
 
-import io.vigil.rules.eval.Outcome;
+import io.vigil.rules.txn.Field;
 import io.vigil.rules.velocity.Aggregate;
 import java.math.BigDecimal;
 
@@ -9,12 +9,10 @@ import java.math.BigDecimal;
  * over the last {@code windowSeconds} for the transaction's {@code dimension} value reaches
  * {@code threshold}.
  *
- * @param dimension     canonical field name (e.g. card_hash)
- * @param of            for SUM and DISTINCT: the canonical field aggregated; null for COUNT
- * @param legacyAction  legacy format only: the decision when the threshold is reached (overrides the rule's action)
+ * @param dimension a text field that identifies something (card_hash, device_id...)
+ * @param of        for SUM and DISTINCT: the field aggregated; null for COUNT
  */
-public record Velocity(String dimension, int windowSeconds, Aggregate aggregate, String of, BigDecimal threshold,
-                       Outcome legacyAction) {
+public record Velocity(Field dimension, int windowSeconds, Aggregate aggregate, FieldRef of, BigDecimal threshold) {
     /** Longest window: 7 days. */
     public static final int MAX_WINDOW_SECONDS = 7 * 24 * 3600;
 }

@@ -88,12 +88,12 @@ public final class Rulesets {
         if (root == null || root.isMissingNode()) {
             return DocumentResult.invalid(List.of(new ValidationError("$", "the document is empty")));
         }
-        DocumentParser parser = new DocumentParser(legacyKey, legacyVersion);
-        RulesetDocument doc = parser.parse(root);
-        if (doc == null || !parser.errors().isEmpty()) {
-            return DocumentResult.invalid(List.copyOf(parser.errors()));
+        FrontEnd.Result result = FrontEnd.read(root, legacyKey, legacyVersion);
+        if (result.document() == null) {
+            return DocumentResult.invalid(result.errors().isEmpty()
+                    ? List.of(new ValidationError("$", "could not read the document")) : result.errors());
         }
-        return new DocumentResult(doc, Canonical.sha256(root), List.of());
+        return new DocumentResult(result.document(), Canonical.sha256(root), List.of());
     }
 
     /**

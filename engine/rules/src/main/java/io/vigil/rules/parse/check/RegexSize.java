@@ -1,4 +1,4 @@
-package io.vigil.rules.parse;
+package io.vigil.rules.parse.check;
 
 /**
  * How many atoms a pattern has once its counted repetitions are expanded. RE2 compiles {@code x{n}} into

@@ -70,6 +70,15 @@ app_dir() {
   esac
 }
 
+# The ports each app listens on (the pod specs' containerPorts), declared with EXPOSE.
+app_ports() {
+  case "$1" in
+    engine) echo "8081 9081" ;;
+    relay) echo "9091" ;;
+    operator) echo "9191" ;;
+  esac
+}
+
 # ---- machine prerequisites -------------------------------------------------------------------------
 
 ensure_deps() {
@@ -176,64 +185,66 @@ base_etc() {
 
 # ---- base images -------------------------------------------------------------------------------------
 
-# The Java base: the jlink runtime of the build JDK at /opt/java/openjdk (where eclipse-temurin has it),
-# the libraries it links, /etc basics. No shell, no package manager.
-java_base_ref() {
-  local jh release
-  jh=$(java_home)
-  release=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$jh/release")
-  echo "localhost/vigil/java-base:$(echo "$release $JAVA_MODULES $(rootfs_dir) $RUNTIME_UID $(sha256sum < "$ROOT/images/java-base/Containerfile")" \
-    | sha256sum | cut -c1-12)"
+# A base image built from a directory that FILL assembles, tagged localhost/vigil/NAME:<key>: a hash of
+# KEY (what the content depends on), the Debian root filesystem and images/NAME/Containerfile, so it is
+# rebuilt only when one of them changes. Prints the reference.
+base_ref() {
+  echo "localhost/vigil/$1:$(echo "$2 $(rootfs_dir) $(sha256sum < "$ROOT/images/$1/Containerfile")" | sha256sum | cut -c1-12)"
 }
 
-ensure_java_base() {
-  local ref jh ctx start
-  ref=$(java_base_ref)
+ensure_base() {
+  local name="$1" key="$2" fill="$3" ref ctx start
+  ref=$(base_ref "$name" "$key")
   podman image exists "$ref" && { echo "$ref"; return 0; }
   ensure_rootfs
-  jh=$(java_home)
   start=$SECONDS
-  ctx="$OUT/build/java-base"
+  ctx="$OUT/build/$name"
   rm -rf "$ctx"; mkdir -p "$ctx"
+  "$fill" "$ctx"
+  log "$name: podman build $ref"
+  podman build -q -f "$ROOT/images/$name/Containerfile" -t "$ref" "$ctx" >/dev/null
+  rm -rf "$ctx"
+  log "$name: ready in $((SECONDS - start))s ($(size_of "$ref"))"
+  echo "$ref"
+}
+
+# The Java base: the jlink runtime of the build JDK at /opt/java/openjdk (where eclipse-temurin has it),
+# the libraries it links, /etc basics. No shell, no package manager.
+fill_java_base() {
+  local ctx="$1" jh
+  jh=$(java_home)
   log "java-base: jlink of $jh ($("$jh/bin/java" -version 2>&1 | head -1)), modules $JAVA_MODULES"
   "$jh/bin/jlink" --add-modules "$JAVA_MODULES" --strip-debug --no-man-pages --no-header-files \
     --compress=zip-6 --generate-cds-archive --output "$ctx/opt/java/openjdk" >&2
   # Headless: java.desktop (java.beans) brings the X11, sound and splash-screen libraries, which link
   # libraries a server image does not carry. The JDK loads the headless AWT instead (java.awt.headless).
   rm -f "$ctx/opt/java/openjdk/lib/"{libawt_xawt,libjawt,libsplashscreen,libjsound}.so
+  # The CDS archive for heaps over 32 GB (no compressed oops): 14 MB these pods never use.
+  rm -f "$ctx/opt/java/openjdk/lib/server/classes_nocoops.jsa"
   copy_libs "$ctx" "$ctx/opt/java/openjdk/bin/java" $(find "$ctx/opt/java/openjdk/lib" -name '*.so')
   base_etc "$ctx" "$RUNTIME_UID" vigil
-  log "java-base: podman build $ref"
-  podman build -q -f "$ROOT/images/java-base/Containerfile" -t "$ref" "$ctx" >/dev/null
-  rm -rf "$ctx"
-  log "java-base: ready in $((SECONDS - start))s ($(size_of "$ref"))"
-  echo "$ref"
 }
+
+# What a base's content depends on besides its Containerfile: the recipe (these functions' text) and its inputs.
+recipe() { declare -f "$@" | sha256sum | cut -c1-10; }
+java_base_key() {
+  echo "$(sed -n 's/^JAVA_RUNTIME_VERSION=//p' "$(java_home)/release") $JAVA_MODULES $RUNTIME_UID $(recipe fill_java_base copy_libs base_etc)"
+}
+ensure_java_base() { ensure_base java-base "$(java_base_key)" fill_java_base; }
 
 # The runner base: busybox (a shell and the few commands the k6-operator's initializer uses), CA bundle,
 # the k6 user. k6 itself is the image's own layer.
-runner_base_ref() {
-  echo "localhost/vigil/runner-base:$(echo "$(rootfs_dir) $RUNNER_UID $(sha256sum < "$ROOT/images/runner-base/Containerfile")" \
-    | sha256sum | cut -c1-12)"
-}
-
-ensure_runner_base() {
-  local ref ctx rootfs a
-  ref=$(runner_base_ref)
-  podman image exists "$ref" && { echo "$ref"; return 0; }
-  ensure_rootfs
-  rootfs=$(rootfs_dir)
-  ctx="$OUT/build/runner-base"
-  rm -rf "$ctx"; mkdir -p "$ctx/usr/bin"
+fill_runner_base() {
+  local ctx="$1" a
+  mkdir -p "$ctx/usr/bin"
   base_etc "$ctx" "$RUNNER_UID" k6
-  cp "$rootfs/usr/bin/busybox" "$ctx/usr/bin/busybox"
+  cp "$(rootfs_dir)/usr/bin/busybox" "$ctx/usr/bin/busybox"
   ln -sfn usr/bin "$ctx/bin"
   for a in sh cat dirname mkdir grep ls rm cp mv echo sleep env; do ln -sfn busybox "$ctx/usr/bin/$a"; done
-  log "runner-base: podman build $ref"
-  podman build -q -f "$ROOT/images/runner-base/Containerfile" -t "$ref" "$ctx" >/dev/null
-  rm -rf "$ctx"
-  echo "$ref"
 }
+
+runner_base_key() { echo "$RUNNER_UID $(recipe fill_runner_base base_etc)"; }
+ensure_runner_base() { ensure_base runner-base "$(runner_base_key)" fill_runner_base; }
 
 # ---- the images --------------------------------------------------------------------------------------
 
@@ -256,7 +267,8 @@ build_one() {
       [ -f "$ctx/quarkus-run.jar" ] || die "$ctx/quarkus-run.jar is missing: package the app (make images does)"
       base=$(ensure_java_base)
       log "$name: podman build $ref (from $base)"
-      podman build -q --build-arg "JAVA_BASE=$base" -f "$ROOT/images/$name/Containerfile" -t "$ref" "$ctx" >/dev/null
+      podman build -q --build-arg "JAVA_BASE=$base" --build-arg "APP=$name" --build-arg "PORTS=$(app_ports "$name")" \
+        -f "$ROOT/images/java-app/Containerfile" -t "$ref" "$ctx" >/dev/null
       ;;
     loadtest-runner)
       local k6
@@ -333,8 +345,24 @@ build() {
     done
   fi
   for n in "${names[@]}"; do build_one "$n"; done
+  prune_replaced
   exec 9>&-
   log "images ready in $((SECONDS - start))s: $(for n in "${names[@]}"; do printf '%s ' "$(ref_of "$n")"; done)"
+}
+
+# Earlier builds of these images that a rebuild left without a name, then base images no image uses any
+# more. Only Vigil's own: other images in the store are never touched.
+prune_replaced() {
+  local id title ref n
+  for id in $(podman images --quiet --no-trunc --filter dangling=true 2>/dev/null); do
+    title=$(podman image inspect --format '{{index .Labels "org.opencontainers.image.title"}}' "$id" 2>/dev/null || true)
+    case "$title" in vigil-*) podman rmi "$id" >/dev/null 2>&1 || true ;; esac
+  done
+  for ref in $(podman images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | grep -E '^localhost/vigil/(java-base|runner-base):'); do
+    case "$ref" in "$(base_ref java-base "$(java_base_key)")"|"$(base_ref runner-base "$(runner_base_key)")") continue ;; esac
+    # Refused (and kept) while an image still builds on it.
+    podman rmi "$ref" >/dev/null 2>&1 && log "removed the replaced base image $ref" || true
+  done
 }
 
 list() {

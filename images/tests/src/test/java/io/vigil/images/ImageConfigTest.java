@@ -2,6 +2,7 @@ package io.vigil.images;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -29,6 +30,14 @@ class ImageConfigTest {
         assertThat(exposed).isEqualTo(ports);
         Images.Cmd sh = Images.podman("run", "--rm", "--network", "none", "--entrypoint", "/bin/sh", ref, "-c", "true");
         assertThat(sh.exit() == 0).as("/bin/sh runs in " + ref + ": " + sh.output()).isEqualTo(shell);
+    }
+
+    @Test
+    void aMistypedImageNameIsRefusedInOneLineNamingTheKnownOnes() {
+        Images.Cmd r = Images.Cmd.run(60, false, Images.SCRIPT.toString(), "archive", "enigne");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.stdout()).isEmpty();
+        assertThat(r.stderr()).isEqualTo("images.sh: unknown image 'enigne' (known: engine relay operator loadtest-runner)\n");
     }
 
     static String projectVersion() {

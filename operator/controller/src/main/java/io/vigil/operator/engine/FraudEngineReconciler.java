@@ -39,6 +39,7 @@ import io.vigil.operator.engine.dependent.KafkaDependent;
 import io.vigil.operator.engine.dependent.KafkaNodePoolDependent;
 import io.vigil.operator.engine.dependent.KafkaTopicDependent;
 import io.vigil.operator.engine.dependent.PrometheusRuleDependent;
+import io.vigil.operator.engine.dependent.RedisConfigDependent;
 import io.vigil.operator.engine.dependent.RedisReplicationDependent;
 import io.vigil.operator.engine.dependent.RedisSentinelDependent;
 import io.vigil.operator.engine.dependent.RedisStandaloneDependent;
@@ -93,10 +94,12 @@ import org.jboss.logging.Logger;
         @Dependent(name = "relay-triggerauthentication", type = RelayTriggerAuthenticationDependent.class,
                 activationCondition = Conditions.KedaTriggerAuthenticationInstalled.class,
                 reconcilePrecondition = Conditions.RedisPasswordSet.class),
-        @Dependent(name = "redis-standalone", type = RedisStandaloneDependent.class,
+        @Dependent(name = "redis-config", type = RedisConfigDependent.class,
+                reconcilePrecondition = Conditions.RedisManaged.class),
+        @Dependent(name = "redis-standalone", type = RedisStandaloneDependent.class, dependsOn = "redis-config",
                 activationCondition = Conditions.RedisInstalled.class,
                 reconcilePrecondition = Conditions.RedisStandaloneManaged.class),
-        @Dependent(name = "redis-replication", type = RedisReplicationDependent.class,
+        @Dependent(name = "redis-replication", type = RedisReplicationDependent.class, dependsOn = "redis-config",
                 activationCondition = Conditions.RedisReplicationInstalled.class,
                 reconcilePrecondition = Conditions.RedisReplicationManaged.class),
         @Dependent(name = "redis-sentinel", type = RedisSentinelDependent.class,

@@ -42,6 +42,11 @@ public final class Names {
         return fe.getMetadata().getName() + "-redis";
     }
 
+    /** The managed Redis's configuration (redis-operator's additionalRedisConfig ConfigMap). */
+    public static String redisConfig(FraudEngine fe) {
+        return redis(fe) + "-config";
+    }
+
     public static String kafka(FraudEngine fe) {
         return fe.getMetadata().getName() + "-kafka";
     }

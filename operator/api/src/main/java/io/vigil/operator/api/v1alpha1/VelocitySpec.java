@@ -115,9 +115,10 @@ public class VelocitySpec {
         @JsonPropertyDescription("Requests that may wait for a free connection (quarkus.redis.max-pool-waiting); beyond it velocity is unavailable for that request.")
         public Integer maxPoolWaiting = 1024;
 
-        @Default("100ms")
+        // The engine's own default (vigil.velocity.timeout): shorter opens the breaker on a VM stall (docs/velocity.md).
+        @Default("500ms")
         @Pattern(Durations.PATTERN)
         @JsonPropertyDescription("Timeout of the velocity round trip (vigil.velocity.timeout); the request deadline still applies.")
-        public String timeout = "100ms";
+        public String timeout = "500ms";
     }
 }

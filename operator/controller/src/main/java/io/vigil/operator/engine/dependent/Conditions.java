@@ -120,6 +120,13 @@ public final class Conditions {
         }
     }
 
+    public static class RedisManaged extends SpecCondition {
+        @Override
+        boolean wanted(FraudEngine fe) {
+            return Wanted.redisManaged(fe);
+        }
+    }
+
     public static class RedisPasswordSet extends SpecCondition {
         @Override
         boolean wanted(FraudEngine fe) {

@@ -33,6 +33,9 @@ public final class DesiredState {
         if (Wanted.redisPassword(fe)) {
             out.add(RelayWorkload.triggerAuthentication(fe));
         }
+        if (Wanted.redisManaged(fe)) {
+            out.add(VelocityStore.config(fe));
+        }
         if (Wanted.redisStandalone(fe)) {
             out.add(VelocityStore.standalone(fe));
         }

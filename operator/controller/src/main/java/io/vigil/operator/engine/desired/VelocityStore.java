@@ -1,7 +1,10 @@
 package io.vigil.operator.engine.desired;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.VelocitySpec;
@@ -14,6 +17,11 @@ import java.util.Map;
  * Managed Redis through the OT redis-operator (redis.redis.opstreelabs.in/v1beta2): a Redis for
  * standalone, a RedisReplication plus a RedisSentinel for replication. There is no Java model of those
  * CRDs, so they are GenericKubernetesResource.
+ *
+ * <p>One Redis holds the velocity counters and the decision streams (ADR 0011): AOF with a once-a-second
+ * fsync, {@code maxmemory} below the container's memory limit and {@code noeviction}, so a full Redis
+ * refuses writes (velocity DEGRADED, outbox retrying, both counted) instead of silently evicting stream
+ * entries or windows. Velocity keys are bounded by their TTLs, streams by MAXLEN.
  */
 public final class VelocityStore {
 
@@ -23,10 +31,54 @@ public final class VelocityStore {
     private VelocityStore() {
     }
 
+    /** Memory limit of a Redis pod whose spec sets none (and so the basis of its maxmemory). */
+    public static final Quantity DEFAULT_MEMORY = new Quantity("1Gi");
+    /**
+     * Share of the container's memory limit Redis may fill: the rest covers the AOF rewrite's fork
+     * (copy-on-write pages while it runs), client and replication buffers and allocator fragmentation.
+     */
+    static final double MAXMEMORY_SHARE = 0.75;
+    /** The redis-operator mounts this key of the additionalRedisConfig ConfigMap and includes it in redis.conf. */
+    public static final String CONFIG_KEY = "redis-additional.conf";
+
+    /** redis.conf lines for the managed Redis (redis-operator's additionalRedisConfig). */
+    public static ConfigMap config(FraudEngine fe) {
+        VelocitySpec.ManagedRedis m = fe.getSpec().velocity.redis.managedOrDefault();
+        String conf = String.join("\n",
+                "# Rendered by the Vigil operator from FraudEngine " + fe.getMetadata().getName() + " (docs/adr/0011-redis-layout.md).",
+                "# Streams must not be evicted and must survive a restart; velocity keys expire by TTL.",
+                "appendonly yes",
+                "appendfsync everysec",
+                "maxmemory " + maxMemoryBytes(m),
+                "maxmemory-policy noeviction",
+                "");
+        return new ConfigMapBuilder()
+                .withMetadata(Meta.of(fe, Names.redisConfig(fe), "redis"))
+                .addToData(CONFIG_KEY, conf)
+                .build();
+    }
+
+    /** The memory limit the Redis container gets: the spec's limit, else its request, else 1Gi. */
+    static Quantity memoryLimit(VelocitySpec.ManagedRedis m) {
+        ResourceRequirements r = m.resources;
+        if (r != null && r.getLimits() != null && r.getLimits().get("memory") != null) {
+            return r.getLimits().get("memory");
+        }
+        if (r != null && r.getRequests() != null && r.getRequests().get("memory") != null) {
+            return r.getRequests().get("memory");
+        }
+        return DEFAULT_MEMORY;
+    }
+
+    static long maxMemoryBytes(VelocitySpec.ManagedRedis m) {
+        return (long) (Quantity.getAmountInBytes(memoryLimit(m)).longValue() * MAXMEMORY_SHARE);
+    }
+
     public static GenericKubernetesResource standalone(FraudEngine fe) {
         VelocitySpec.ManagedRedis m = fe.getSpec().velocity.redis.managedOrDefault();
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("kubernetesConfig", kubernetesConfig(m, m.image));
+        spec.put("redisConfig", Map.of("additionalRedisConfig", Names.redisConfig(fe)));
         spec.put("storage", storage(m));
         spec.put("securityContext", Map.of("runAsNonRoot", true, "runAsUser", 1000, "fsGroup", 1000));
         return resource(fe, "Redis", Names.redis(fe), spec);
@@ -37,6 +89,7 @@ public final class VelocityStore {
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("clusterSize", m.sizeOrDefault());
         spec.put("kubernetesConfig", kubernetesConfig(m, m.image));
+        spec.put("redisConfig", Map.of("additionalRedisConfig", Names.redisConfig(fe)));
         spec.put("storage", storage(m));
         spec.put("securityContext", Map.of("runAsNonRoot", true, "runAsUser", 1000, "fsGroup", 1000));
         return resource(fe, "RedisReplication", Names.redis(fe), spec);
@@ -46,7 +99,7 @@ public final class VelocityStore {
         VelocitySpec.ManagedRedis m = fe.getSpec().velocity.redis.managedOrDefault();
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("clusterSize", m.sentinels);
-        spec.put("kubernetesConfig", kubernetesConfig(m, SENTINEL_IMAGE));
+        spec.put("kubernetesConfig", sentinelConfig(m));
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("redisReplicationName", Names.redis(fe));
         cfg.put("masterGroupName", RedisConnection.MASTER_GROUP);
@@ -55,25 +108,38 @@ public final class VelocityStore {
         return resource(fe, "RedisSentinel", Names.redis(fe), spec);
     }
 
+    /** Redis pods always get a memory limit (maxmemory is a share of it; the default when the spec sets none). */
     private static Map<String, Object> kubernetesConfig(VelocitySpec.ManagedRedis m, String image) {
         Map<String, Object> k = new LinkedHashMap<>();
         k.put("image", image);
         k.put("imagePullPolicy", "IfNotPresent");
         ResourceRequirements r = m.resources;
-        if (r != null) {
-            Map<String, Object> res = new LinkedHashMap<>();
-            if (r.getRequests() != null && !r.getRequests().isEmpty()) {
-                res.put("requests", quantities(r.getRequests()));
-            }
-            if (r.getLimits() != null && !r.getLimits().isEmpty()) {
-                res.put("limits", quantities(r.getLimits()));
-            }
-            k.put("resources", res);
-        }
+        Map<String, String> requests = new LinkedHashMap<>(r != null && r.getRequests() != null ? quantities(r.getRequests()) : Map.of());
+        Map<String, String> limits = new LinkedHashMap<>(r != null && r.getLimits() != null ? quantities(r.getLimits()) : Map.of());
+        limits.putIfAbsent("memory", memoryLimit(m).toString());
+        requests.putIfAbsent("memory", limits.get("memory"));
+        k.put("resources", Map.of("requests", requests, "limits", limits));
+        passwordSecret(m, k);
+        return k;
+    }
+
+    /**
+     * Sentinels hold no data: a small fixed size, not the Redis pods' resources (which would reserve a
+     * data node's memory, 16Gi in production, three more times for nothing).
+     */
+    private static Map<String, Object> sentinelConfig(VelocitySpec.ManagedRedis m) {
+        Map<String, Object> k = new LinkedHashMap<>();
+        k.put("image", SENTINEL_IMAGE);
+        k.put("imagePullPolicy", "IfNotPresent");
+        k.put("resources", Map.of("requests", Map.of("cpu", "50m", "memory", "64Mi"), "limits", Map.of("memory", "128Mi")));
+        passwordSecret(m, k);
+        return k;
+    }
+
+    private static void passwordSecret(VelocitySpec.ManagedRedis m, Map<String, Object> k) {
         if (m.passwordSecretRef != null) {
             k.put("redisSecret", Map.of("name", m.passwordSecretRef.name, "key", m.passwordSecretRef.key));
         }
-        return k;
     }
 
     private static Map<String, String> quantities(Map<String, io.fabric8.kubernetes.api.model.Quantity> q) {

@@ -24,6 +24,10 @@ public final class Wanted {
         return r.hasManaged() && r.managed.replication();
     }
 
+    public static boolean redisManaged(FraudEngine fe) {
+        return fe.getSpec().velocity.redis.hasManaged();
+    }
+
     public static boolean redisPassword(FraudEngine fe) {
         return RedisConnection.of(fe).password() != null;
     }

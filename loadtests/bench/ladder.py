@@ -25,6 +25,9 @@ import urllib.request
 PIPELINE = ("engine", "redis", "relay", "kafka")
 PROCESSES = PIPELINE + ("generator",)
 # "Held": every answer NORMAL but at most 0.1 %, p99 within 5 ms, the rate achieved, no errors.
+# A benchmark target, stricter than the SLO (p99 <= 10 ms, docs/slo.md): the generator's p99 includes
+# the loopback network and the client, and a rate held to 5 ms here leaves the SLO's margin in a
+# cluster. SloObjectiveTest checks it stays at or below the SLO's p99.
 HELD_NORMAL = 0.999
 HELD_P99_MS = 5.0
 HELD_ACHIEVED = 0.98
@@ -205,7 +208,7 @@ def markdown(s):
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
            "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
            "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",
-           f"**Highest rate held** (≥ {100 * HELD_NORMAL:g} % NORMAL, p99 ≤ {HELD_P99_MS:g} ms, no errors): "
+           f"**Highest rate held** (benchmark target, stricter than the SLO: ≥ {100 * HELD_NORMAL:g} % NORMAL, p99 ≤ {HELD_P99_MS:g} ms, no errors): "
            f"{_fmt(s['highest_held'], 0) + '/s' if s['highest_held'] else 'none of the steps'}", "",
            "| offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | NORMAL | not NORMAL, by code | errors | send lag p99 ms | held |",
            "|---|---|---|---|---|---|---|---|---|---|"]

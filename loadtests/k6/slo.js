@@ -2,7 +2,9 @@
 // developer's ad-hoc run and the operator's FraudLoadTest (which fills these from the target
 // FraudEngine's spec.slo and the FraudLoadTest's spec.thresholds).
 //
-//   P50_MS, P95_MS, P99_MS   latency objectives (ms) on http_req_duration   (defaults 2 / 4 / 5)
+//   P50_MS, P95_MS, P99_MS   latency objectives (ms) on http_req_duration. Defaults 2 / 5 / 10: the SLO
+//                            (docs/slo.md, the FraudEngine's spec.slo defaults; SloObjectiveTest keeps
+//                            them equal). A benchmark holding a stricter target sets them (P99_MS=5).
 //   ERROR_RATE               highest share of failed requests, failed checks, non-NORMAL answers (0.001)
 //   EXPECT_MODE              NORMAL (default): every answer must be engine_mode NORMAL;
 //                            ANY: a fault-injection run, degraded answers are expected, only counted
@@ -21,8 +23,8 @@ function num(name, dflt) {
 
 export const slo = Object.freeze({
   p50: num('P50_MS', 2),
-  p95: num('P95_MS', 4),
-  p99: num('P99_MS', 5),
+  p95: num('P95_MS', 5),
+  p99: num('P99_MS', 10),
   errorRate: num('ERROR_RATE', 0.001),
   expectMode: (env.EXPECT_MODE || 'NORMAL').toUpperCase(),
   droppedMax: num('DROPPED_MAX', 0),

@@ -40,9 +40,24 @@ final class Helm {
                 "HELM_DATA_HOME", home.resolve("data").toString()), cmd.toArray(String[]::new));
     }
 
+    /**
+     * helm template as a cluster of the local control plane's version would render it (K8S_VERSION of
+     * versions.sh): without --kube-version Helm assumes 1.20, and the chart leaves out what needs 1.30.
+     * An explicit --kube-version in {@code extra} wins.
+     */
     static String template(String release, String namespace, Path chart, String... extra) {
         List<String> args = new ArrayList<>(List.of("template", release, chart.toString(), "--namespace", namespace));
+        if (!List.of(extra).contains("--kube-version")) {
+            args.addAll(List.of("--kube-version", localKubeVersion()));
+        }
         args.addAll(List.of(extra));
         return run(args.toArray(String[]::new)).assertOk().stdout();
+    }
+
+    static String localKubeVersion() {
+        return Repo.read(Repo.ROOT.resolve("environments/local/bin/versions.sh")).lines()
+                .filter(l -> l.startsWith("K8S_VERSION="))
+                .map(l -> l.substring("K8S_VERSION=".length()).strip())
+                .findFirst().orElseThrow(() -> new IllegalStateException("no K8S_VERSION in versions.sh"));
     }
 }

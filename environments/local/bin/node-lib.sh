@@ -232,7 +232,10 @@ node_up() {
     holder=$(cat "$NODE_OWNER" 2>/dev/null || echo "an unknown process")
     if [ "$holder" != "$CLUSTER_DIR" ]; then
       exec 7>&-
-      die "the real node runs for another cluster ($holder): only one real node per machine (fixed host paths). Stop that cluster first (VIGIL_CLUSTER_DIR=$holder environments/local/bin/cluster-down.sh), or use kwok nodes only (VIGIL_REAL_NODE=0)"
+      echo "ERROR [cluster]: the real node runs for another cluster ($holder): only one real node per machine" \
+        "(fixed host paths). Stop that cluster first (VIGIL_CLUSTER_DIR=$holder environments/local/bin/cluster-down.sh)," \
+        "or use kwok nodes only (VIGIL_REAL_NODE=0)" >&2
+      exit 4
     fi
     if ! running_pid kubelet >/dev/null || ! running_pid containerd >/dev/null || ! running_pid kube-proxy >/dev/null; then
       # Ours but incomplete (a part crashed or a shim outlived it): clean up and start again.

@@ -9,10 +9,4 @@ set -euo pipefail
 cluster_lock
 running_pid kube-apiserver >/dev/null || die "the cluster in $CLUSTER_DIR is not running (cluster-up.sh first)"
 KUBECTL=$(tool kubectl)
-holder=$(node_holder)
-if [ -n "$holder" ] && [ "$holder" != "$CLUSTER_DIR" ]; then
-  echo "ERROR [cluster]: the real node runs for another cluster ($holder); only one real node per machine." \
-    "Stop it there (VIGIL_CLUSTER_DIR=$holder environments/local/bin/cluster-down.sh)" >&2
-  exit 4
-fi
 node_up

@@ -111,6 +111,19 @@ public final class LocalCluster {
         run(SCRIPT_TIMEOUT_MINUTES, script("node-import.sh").toString(), archiveOrImage);
     }
 
+    /**
+     * Imports one of the repository's images ({@code engine}, {@code relay}, {@code operator},
+     * {@code loadtest-runner}) into the real node: {@code images.sh archive <name>} builds it when it is
+     * missing or stale (the Quarkus app must be packaged, as the reactor does before this module's
+     * tests), then {@link #importImage(String)}. Returns the image reference.
+     */
+    public static String importRepositoryImage(String name) {
+        ensureRealNode();
+        List<String> out = run(UP_TIMEOUT_MINUTES, script("images.sh").toString(), "archive", name);
+        importImage(out.getLast().trim());
+        return run(SCRIPT_TIMEOUT_MINUTES, script("images.sh").toString(), "ref", name).getLast().trim();
+    }
+
     /** The admin kubeconfig of the running cluster ({@code .local/test-cluster/kubeconfig}). */
     public static Path kubeconfig() {
         ensureRunning();

@@ -1,0 +1,318 @@
+package io.vigil.charts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vigil.testing.kafka.KafkaBroker;
+import io.vigil.testing.kube.LocalCluster;
+import io.vigil.testing.kube.LocalKubernetes;
+import io.vigil.testing.kube.TestNamespace;
+import io.vigil.testing.redis.RedisServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What the operator renders, run for real (issue 21): on the local cluster's real node (containerd +
+ * kubelet, ADR 0008) the engine and relay images built by {@code make images} run as the FraudEngine's
+ * pods, with a real Redis and a real Kafka on the host reached through the node's address. The
+ * packaged operator runs as a local process (as in ChartsOnClusterTest); the FraudEngine and its
+ * FraudRulesets are applied with kubectl.
+ *
+ * <ul>
+ *   <li>the pods land on the real node, not kwok, and become Ready through their own probes;</li>
+ *   <li>a decision through the engine's Service (ClusterIP, via kube-proxy) is NORMAL with velocity
+ *       results, and its event reaches Kafka (same decision_id);</li>
+ *   <li>a deleted engine pod is replaced and the replacement serves;</li>
+ *   <li>an image that does not exist, and an engine that exits at start, are named in Ready.</li>
+ * </ul>
+ */
+@LocalKubernetes(realNode = true)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RealNodeEngineTest {
+
+    static final String TOPIC = "fraud.card.decisions.v1";
+    static final Duration POD_START = Duration.ofMinutes(6);
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KubernetesClient client;
+    private final String ns;
+    private RedisServer redis;
+    private KafkaBroker kafka;
+    private Process operator;
+    private Path operatorLog;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    RealNodeEngineTest(KubernetesClient client, TestNamespace namespace) {
+        this.client = client;
+        this.ns = namespace.name();
+    }
+
+    @BeforeAll
+    void imagesStoresAndOperator() throws Exception {
+        LocalCluster.importRepositoryImage("engine");
+        LocalCluster.importRepositoryImage("relay");
+        redis = RedisServer.builder().reachableFromPods().start();
+        kafka = KafkaBroker.builder().reachableFromPods().start();
+        kafka.createTopic(TOPIC, 1);
+
+        Kube.applyVigilCrds();
+        assertThat(ChartsOnClusterTest.OPERATOR_JAR).as("operator packaged (operator/controller)").exists();
+        operatorLog = Files.createTempFile("vigil-operator-real-node", ".log");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.port=0", "-Dquarkus.http.host=127.0.0.1", "-jar", ChartsOnClusterTest.OPERATOR_JAR.toString())
+                .redirectErrorStream(true).redirectOutput(operatorLog.toFile());
+        pb.environment().put("KUBECONFIG", LocalCluster.kubeconfig().toString());
+        pb.environment().put("QUARKUS_OPERATOR_SDK_NAMESPACES", ns);
+        operator = pb.start();
+        Kube.kubectl(Repo.ROOT.resolve("environments/local/samples/rulesets").toString(), "-n", ns, "apply").assertOk();
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        try {
+            // The pods go with the namespace; deleting the FraudEngines first frees the node sooner.
+            Kube.kubectl(null, "-n", ns, "delete", "fraudengines", "--all", "--wait=false");
+        } finally {
+            if (operator != null) {
+                operator.destroy();
+                if (!operator.waitFor(20, TimeUnit.SECONDS)) {
+                    operator.destroyForcibly();
+                }
+            }
+            if (kafka != null) {
+                kafka.close();
+            }
+            if (redis != null) {
+                redis.close();
+            }
+        }
+    }
+
+    @Test
+    void theFraudEngineServesFromItsOwnPodsOnTheRealNode() throws Exception {
+        apply(fraudEngine("real", ""));
+        awaitReady("real");
+
+        for (String component : List.of("engine", "relay")) {
+            List<Pod> pods = pods("real", component);
+            assertThat(pods).as(component + " pods").isNotEmpty().allSatisfy(p -> {
+                assertThat(p.getSpec().getNodeName()).as(p.getMetadata().getName() + " runs on the real node").isEqualTo(LocalCluster.REAL_NODE);
+                assertThat(p.getStatus().getContainerStatuses()).allSatisfy(c -> {
+                    assertThat(c.getReady()).as("ready through its readiness probe").isTrue();
+                    assertThat(c.getContainerID()).startsWith("containerd://");
+                });
+            });
+        }
+
+        warmUp("real");
+        String decisionId = decideThroughService("real", "real-node-1");
+        assertThat(decisionEvent(decisionId)).as("the decision event in Kafka").contains(decisionId);
+
+        // The engine pod deleted: the Deployment's replacement serves.
+        Pod first = pods("real", "engine").getFirst();
+        client.pods().resource(first).delete();
+        await("a replacement engine pod Ready", () -> pods("real", "engine").stream()
+                .anyMatch(p -> !p.getMetadata().getName().equals(first.getMetadata().getName()) && ready(p)));
+        awaitReady("real");
+        Pod replacement = pods("real", "engine").stream().filter(RealNodeEngineTest::ready).findFirst().orElseThrow();
+        assertThat(replacement.getSpec().getNodeName()).isEqualTo(LocalCluster.REAL_NODE);
+        warmUp("real");
+        String second = decideThroughService("real", "real-node-2");
+        assertThat(decisionEvent(second)).contains(second);
+    }
+
+    @Test
+    void anImageThatDoesNotExistIsNamedInReady() throws Exception {
+        String image = "localhost/vigil/engine:does-not-exist";
+        apply(fraudEngine("missing-image", "image: " + image));
+        Map<String, Object> ready = awaitCondition("missing-image", "Ready",
+                c -> "False".equals(c.get("status")) && "ImagePullFailed".equals(c.get("reason")));
+        assertThat((String) ready.get("message")).contains(image);
+        Kube.kubectl(null, "-n", ns, "delete", "fraudengine", "missing-image", "--wait=false").assertOk();
+    }
+
+    @Test
+    void anEngineThatExitsAtStartIsCrashLoopingWithItsLastMessage() throws Exception {
+        // The JVM refuses an unknown option and exits 1 before the engine starts; its last log lines
+        // are the termination message (FallbackToLogsOnError).
+        apply(fraudEngine("crashing", "jvmOptions: \"-XX:+VigilNoSuchOption\""));
+        Map<String, Object> ready = awaitCondition("crashing", "Ready",
+                c -> "False".equals(c.get("status")) && "CrashLooping".equals(c.get("reason")));
+        assertThat((String) ready.get("message")).contains("VigilNoSuchOption", "last exit code 1");
+        Kube.kubectl(null, "-n", ns, "delete", "fraudengine", "crashing", "--wait=false").assertOk();
+    }
+
+    /** The FraudEngine a user would write for this cluster: external Redis/Kafka by host address, the real node. */
+    String fraudEngine(String name, String engineLine) {
+        String redisAddress = redis.podUri().substring("redis://".length());
+        return """
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata:
+                  name: %s
+                spec:
+                  rulesets:
+                    - {key: CARD_AUTH, version: 2}
+                    - {key: CARD_MONITORING, version: 1}
+                  engine:
+                    replicas: 1
+                    # The test machine is shared and busy: a longer deadline than the default 5 ms, so a
+                    # slow moment is not mistaken for an unreachable velocity store.
+                    deadline: 50ms
+                    resources: {requests: {cpu: 100m, memory: 256Mi}, limits: {memory: 768Mi}}
+                    %s
+                  velocity:
+                    redis: {external: {address: "%s"}}
+                  durability:
+                    relay:
+                      resources: {requests: {cpu: 50m, memory: 192Mi}, limits: {memory: 512Mi}}
+                    kafka: {external: {bootstrapServers: "%s"}}
+                    topic: {name: %s}
+                  scheduling:
+                    nodeSelector: {vigil.io/node: real}
+                    tolerations: [{key: vigil.io/real-node, operator: Exists, effect: NoSchedule}]
+                  observability:
+                    serviceMonitor: {enabled: false}
+                    prometheusRule: {enabled: false}
+                """.formatted(name, engineLine, redisAddress, kafka.podBootstrapServers(), TOPIC);
+    }
+
+    void apply(String yaml) throws Exception {
+        Path file = Files.createTempFile("fraudengine", ".yaml");
+        Files.writeString(file, yaml);
+        Kube.kubectl(file.toString(), "-n", ns, "apply").assertOk();
+    }
+
+    String decideThroughService(String engine, String transactionId) throws Exception {
+        String clusterIp = client.services().inNamespace(ns).withName(engine + "-engine").get().getSpec().getClusterIP();
+        String body = """
+                {"transaction_id":"%s","card_hash":"c-%s","amount":23.40,"currency":"EUR","merchant_id":"m-grocery-001",
+                 "merchant_category_code":"5411","card_present":true,"country_code":"DE","card_bin":"411111"}"""
+                .formatted(transactionId, transactionId);
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + clusterIp + ":8081/v1/evaluate/auth?explain=true"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(response.body());
+        assertThat(answer.path("engine_mode").asText()).as(response.body()).isEqualTo("NORMAL");
+        assertThat(answer.path("decision").asText()).as(response.body()).isEqualTo("APPROVE");
+        assertThat(answer.path("velocity_results").isArray() && !answer.path("velocity_results").isEmpty())
+                .as("velocity results in " + response.body()).isTrue();
+        assertThat(answer.path("velocity_results").get(0).path("available").asBoolean()).as(response.body()).isTrue();
+        return answer.path("decision_id").asText();
+    }
+
+    /**
+     * A just-started JVM spends its first requests' deadline on class loading and JIT (DEADLINE_EXCEEDED,
+     * as `make run` shows without its warm-up): 40 requests first, their answers not judged.
+     */
+    void warmUp(String engine) throws Exception {
+        String clusterIp = client.services().inNamespace(ns).withName(engine + "-engine").get().getSpec().getClusterIP();
+        for (int i = 0; i < 40; i++) {
+            String body = "{\"transaction_id\":\"warmup-" + UUID.randomUUID() + "\",\"card_hash\":\"c-warmup-" + i
+                    + "\",\"amount\":" + i + ".5,\"merchant_category_code\":\"5411\",\"card_present\":true}";
+            http.send(HttpRequest.newBuilder(URI.create("http://" + clusterIp + ":8081/v1/evaluate/auth"))
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
+        }
+    }
+
+    String decisionEvent(String decisionId) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "real-node-test-" + UUID.randomUUID());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+            consumer.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (System.nanoTime() < deadline) {
+                for (var record : consumer.poll(Duration.ofSeconds(1))) {
+                    if (record.value() != null && record.value().contains(decisionId)) {
+                        return record.value();
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no event with decision_id " + decisionId + " in " + TOPIC + " within 120 s");
+    }
+
+    List<Pod> pods(String engine, String component) {
+        return client.pods().inNamespace(ns).withLabel("app.kubernetes.io/instance", engine)
+                .withLabel("app.kubernetes.io/component", component).list().getItems().stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    }
+
+    static boolean ready(Pod p) {
+        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    void awaitReady(String engine) throws Exception {
+        awaitCondition(engine, "Ready", c -> "True".equals(c.get("status")));
+    }
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> awaitCondition(String engine, String type, java.util.function.Predicate<Map<String, Object>> wanted) throws Exception {
+        Object[] found = new Object[1];
+        await("FraudEngine " + engine + " condition " + type, () -> {
+            GenericKubernetesResource fe = client.genericKubernetesResources(ChartsOnClusterTest.FRAUD_ENGINE).inNamespace(ns).withName(engine).get();
+            if (fe == null || !(fe.getAdditionalProperties().get("status") instanceof Map<?, ?> status)
+                    || !(status.get("conditions") instanceof List<?> conditions)) {
+                return false;
+            }
+            for (Object o : conditions) {
+                Map<String, Object> c = (Map<String, Object>) o;
+                if (type.equals(c.get("type"))) {
+                    found[0] = c;
+                    return wanted.test(c);
+                }
+            }
+            return false;
+        }, () -> "last " + type + ": " + found[0]);
+        return (Map<String, Object>) found[0];
+    }
+
+    void await(String what, java.util.function.BooleanSupplier condition) throws Exception {
+        await(what, condition, () -> "");
+    }
+
+    void await(String what, java.util.function.BooleanSupplier condition, Supplier<String> detail) throws Exception {
+        long deadline = System.nanoTime() + POD_START.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            assertThat(operator.isAlive()).as("operator process exited; log:\n" + ChartsOnClusterTest.tail(operatorLog)).isTrue();
+            Thread.sleep(1000);
+        }
+        throw new AssertionError("timed out waiting for " + what + " (" + detail.get() + "); pods:\n"
+                + Kube.kubectl(null, "-n", ns, "get", "pods", "-o", "wide").stdout()
+                + "\noperator log tail:\n" + ChartsOnClusterTest.tail(operatorLog));
+    }
+}

@@ -50,7 +50,7 @@ import io.vigil.operator.engine.dependent.RelayScaledObjectDependent;
 import io.vigil.operator.engine.dependent.RelayTriggerAuthenticationDependent;
 import io.vigil.operator.engine.dependent.RulesetConfigMapsDependent;
 import io.vigil.operator.engine.dependent.ServiceMonitorDependent;
-import io.vigil.operator.engine.desired.Wanted;
+import io.vigil.operator.engine.desired.OwnedObject;
 import io.vigil.operator.support.OptionalCrds;
 import io.vigil.operator.support.OptionalCrds.Crd;
 import java.time.Duration;
@@ -85,43 +85,43 @@ import org.jboss.logging.Logger;
         @Dependent(name = "engine-pdb", type = EnginePodDisruptionBudgetDependent.class),
         @Dependent(name = "engine-networkpolicy", type = EngineNetworkPolicyDependent.class),
         @Dependent(name = "engine-hpa", type = EngineAutoscalerDependent.class,
-                reconcilePrecondition = Conditions.AutoscalingEnabled.class),
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "relay-deployment", type = RelayDeploymentDependent.class, dependsOn = "engine-serviceaccount"),
         @Dependent(name = "relay-management-service", type = RelayManagementServiceDependent.class),
         @Dependent(name = "relay-networkpolicy", type = RelayNetworkPolicyDependent.class),
         @Dependent(name = "relay-scaledobject", type = RelayScaledObjectDependent.class,
-                activationCondition = Conditions.KedaScaledObjectInstalled.class),
+                activationCondition = Conditions.CrdInstalled.class),
         @Dependent(name = "relay-triggerauthentication", type = RelayTriggerAuthenticationDependent.class,
-                activationCondition = Conditions.KedaTriggerAuthenticationInstalled.class,
-                reconcilePrecondition = Conditions.RedisPasswordSet.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "redis-config", type = RedisConfigDependent.class,
-                reconcilePrecondition = Conditions.RedisManaged.class),
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "redis-standalone", type = RedisStandaloneDependent.class, dependsOn = "redis-config",
-                activationCondition = Conditions.RedisInstalled.class,
-                reconcilePrecondition = Conditions.RedisStandaloneManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "redis-replication", type = RedisReplicationDependent.class, dependsOn = "redis-config",
-                activationCondition = Conditions.RedisReplicationInstalled.class,
-                reconcilePrecondition = Conditions.RedisReplicationManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "redis-sentinel", type = RedisSentinelDependent.class,
-                activationCondition = Conditions.RedisSentinelInstalled.class,
-                reconcilePrecondition = Conditions.RedisReplicationManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "kafka", type = KafkaDependent.class,
-                activationCondition = Conditions.StrimziKafkaInstalled.class,
-                reconcilePrecondition = Conditions.KafkaManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "kafka-nodepool", type = KafkaNodePoolDependent.class,
-                activationCondition = Conditions.StrimziNodePoolInstalled.class,
-                reconcilePrecondition = Conditions.KafkaManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "kafka-topic", type = KafkaTopicDependent.class,
-                activationCondition = Conditions.StrimziTopicInstalled.class,
-                reconcilePrecondition = Conditions.KafkaManaged.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "servicemonitor", type = ServiceMonitorDependent.class,
-                activationCondition = Conditions.ServiceMonitorInstalled.class,
-                reconcilePrecondition = Conditions.ServiceMonitorEnabled.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "prometheusrule", type = PrometheusRuleDependent.class,
-                activationCondition = Conditions.PrometheusRuleInstalled.class,
-                reconcilePrecondition = Conditions.PrometheusRuleEnabled.class),
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "grafana-dashboard", type = DashboardDependent.class,
-                reconcilePrecondition = Conditions.DashboardEnabled.class),
+                reconcilePrecondition = Conditions.WantedBySpec.class),
 })
 @ControllerConfiguration(name = "fraudengine")
 @RBACRule(apiGroups = "vigil.io", resources = "fraudrulesets", verbs = {"get", "list", "watch"})
@@ -252,32 +252,12 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
         return context.getSecondaryResourcesAsStream(StatefulSet.class).filter(s -> name.equals(s.getMetadata().getName())).findFirst().orElse(null);
     }
 
-    /** Optional CRDs this spec needs that the cluster lacks. */
+    /** Optional CRDs of the owned objects this spec wants that the cluster lacks. */
     static Set<Crd> missingCrds(FraudEngine fe, Context<FraudEngine> context) {
-        Set<Crd> needed = EnumSet.of(Crd.KEDA_SCALED_OBJECT);
-        var spec = fe.getSpec();
-        if (io.vigil.operator.engine.desired.RedisConnection.of(fe).password() != null) {
-            needed.add(Crd.KEDA_TRIGGER_AUTHENTICATION);
-        }
-        if (Wanted.redisReplication(fe)) {
-            needed.add(Crd.REDIS_REPLICATION);
-            needed.add(Crd.REDIS_SENTINEL);
-        } else if (Wanted.redisStandalone(fe)) {
-            needed.add(Crd.REDIS);
-        }
-        if (Wanted.kafkaManaged(fe)) {
-            needed.addAll(List.of(Crd.STRIMZI_KAFKA, Crd.STRIMZI_NODE_POOL, Crd.STRIMZI_TOPIC));
-        }
-        if (Boolean.TRUE.equals(spec.observability.serviceMonitor.enabled)) {
-            needed.add(Crd.SERVICE_MONITOR);
-        }
-        if (Boolean.TRUE.equals(spec.observability.prometheusRule.enabled)) {
-            needed.add(Crd.PROMETHEUS_RULE);
-        }
         Set<Crd> missing = EnumSet.noneOf(Crd.class);
-        for (Crd crd : needed) {
-            if (!OptionalCrds.present(context.getClient(), crd)) {
-                missing.add(crd);
+        for (OwnedObject o : OwnedObject.values()) {
+            if (o.crd != null && o.wanted(fe) && !OptionalCrds.present(context.getClient(), o.crd)) {
+                missing.add(o.crd);
             }
         }
         return missing;

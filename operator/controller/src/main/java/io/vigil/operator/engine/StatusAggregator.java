@@ -62,47 +62,68 @@ public final class StatusAggregator {
         s.endpoints.data = "http://" + Names.engine(fe) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT;
         s.endpoints.management = "http://" + Names.engineManagement(fe) + "." + ns + ".svc:" + EngineWorkload.MANAGEMENT_PORT;
 
+        Condition velocity = velocityStore(fe, observed);
+        Condition durability = durabilityReady(fe, observed, s);
+        boolean rolledOut = rolledOut(engine, s.replicas);
         List<Condition> c = new ArrayList<>();
+        c.add(ready(plan, observed, s, velocity, durability, rolledOut));
+        c.add(rulesetsValid(plan, s));
+        c.add(velocity);
+        c.add(durability);
+        c.add(progressing(engine, s, rolledOut));
+        c.add(degraded(plan, observed, velocity));
 
-        // RulesetsValid
-        Condition rulesets = plan.allRequestedServed()
+        for (Condition cond : c) {
+            cond.setObservedGeneration(generation);
+            Condition before = previous.stream().filter(p -> cond.getType().equals(p.getType())).findFirst().orElse(null);
+            cond.setLastTransitionTime(before != null && Objects.equals(before.getStatus(), cond.getStatus()) && before.getLastTransitionTime() != null
+                    ? before.getLastTransitionTime() : time);
+        }
+        s.conditions = c;
+        return s;
+    }
+
+    /** RulesetsValid: every requested ruleset version is valid and configured. */
+    static Condition rulesetsValid(EnginePlan plan, FraudEngineStatus s) {
+        return plan.allRequestedServed()
                 ? cond(RULESETS_VALID, true, "AllServed", "every requested ruleset version is valid and configured: " + s.rulesets)
                 : cond(RULESETS_VALID, false, plan.problems().get(0).reason(), plan.problems().stream().map(EnginePlan.RulesetProblem::message)
                         .collect(Collectors.joining("; ")) + (plan.rulesets().isEmpty() ? "" : "; still serving " + s.rulesets));
-        c.add(rulesets);
+    }
 
-        // VelocityStoreReady: the managed Redis as redis-operator runs it; an external one is not observed.
-        Condition velocity = velocityStore(fe, observed);
-        c.add(velocity);
-
-        // DurabilityReady: the relay runs and Kafka is there.
+    /** DurabilityReady: the relay runs and Kafka is there. */
+    static Condition durabilityReady(FraudEngine fe, Observed observed, FraudEngineStatus s) {
         var kafka = fe.getSpec().durability.kafka;
-        Condition durability;
         boolean relayUp = s.relayReplicas > 0 || fe.getSpec().durability.relay.minReplicas == 0;
         if (!kafka.hasExternal() && (observed.missingCrds().contains(Crd.STRIMZI_KAFKA) || observed.missingCrds().contains(Crd.STRIMZI_NODE_POOL)
                 || observed.missingCrds().contains(Crd.STRIMZI_TOPIC))) {
-            durability = cond(DURABILITY_READY, false, "StrimziNotInstalled",
+            return cond(DURABILITY_READY, false, "StrimziNotInstalled",
                     "Strimzi CRDs (kafka.strimzi.io) are not installed: install Strimzi, or set spec.durability.kafka.external");
-        } else if (!kafka.hasExternal() && !strimziReady(observed)) {
-            durability = cond(DURABILITY_READY, false, "KafkaNotReady", "Strimzi Kafka " + Names.kafka(fe) + " is not Ready yet");
-        } else if (!relayUp) {
-            durability = PodTrouble.of(observed.relayPods())
+        }
+        if (!kafka.hasExternal() && !strimziReady(observed)) {
+            return cond(DURABILITY_READY, false, "KafkaNotReady", "Strimzi Kafka " + Names.kafka(fe) + " is not Ready yet");
+        }
+        if (!relayUp) {
+            return PodTrouble.of(observed.relayPods())
                     .map(t -> cond(DURABILITY_READY, false, "Relay" + t.reason(), "no relay pod is ready: " + t.message()))
                     .orElseGet(() -> cond(DURABILITY_READY, false, "RelayNotReady", "no relay pod is ready yet"));
-        } else {
-            durability = cond(DURABILITY_READY, true, "Ready", "relay ready (" + s.relayReplicas + "), Kafka at " + KafkaCluster.bootstrapServers(fe));
         }
-        c.add(durability);
+        return cond(DURABILITY_READY, true, "Ready", "relay ready (" + s.relayReplicas + "), Kafka at " + KafkaCluster.bootstrapServers(fe));
+    }
 
-        // Progressing: the engine rollout (a new configuration, or a change of size).
-        boolean rolledOut = rolledOut(engine, s.replicas);
-        c.add(rolledOut
+    /** Progressing: the engine rollout (a new configuration, or a change of size). */
+    static Condition progressing(Deployment engine, FraudEngineStatus s, boolean rolledOut) {
+        return rolledOut
                 ? cond(PROGRESSING, false, "RolloutComplete", s.readyReplicas + "/" + s.replicas + " engine pods ready on the current configuration")
                 : cond(PROGRESSING, true, engine == null ? "Creating" : scaling(engine) ? "Scaling" : "RollingOut",
-                        "engine pods: " + progress(engine, s.replicas)));
+                        "engine pods: " + progress(engine, s.replicas));
+    }
 
-        // Degraded: something requested is not in effect. A failed dependent comes first: it is the one
-        // an SRE must act on (the API server refused what the operator applied).
+    /**
+     * Degraded: something requested is not in effect. A failed dependent comes first: it is the one an
+     * SRE must act on (the API server refused what the operator applied).
+     */
+    static Condition degraded(EnginePlan plan, Observed observed, Condition velocity) {
         List<String> degraded = new ArrayList<>();
         String degradedReason = null;
         if (!observed.failures().isEmpty()) {
@@ -126,50 +147,50 @@ public final class StatusAggregator {
             degradedReason = degradedReason == null ? "VelocityStoreRedundancyReduced" : degradedReason;
             degraded.add(velocity.getMessage());
         }
-        c.add(degraded.isEmpty()
+        return degraded.isEmpty()
                 ? cond(DEGRADED, false, "AsExpected", "everything requested is in effect")
-                : cond(DEGRADED, true, degradedReason, String.join("; ", degraded)));
+                : cond(DEGRADED, true, degradedReason, String.join("; ", degraded));
+    }
 
-        // Ready: the engine answers with its velocity store and durability path. The most specific reason
-        // comes first: with nothing valid to serve, missing pods are a consequence, not the cause. Pods count
-        // as serving from the available minimum (what the PodDisruptionBudget keeps), so a scale-up or a
-        // rollout, which never takes capacity away (maxUnavailable 0), does not flip Ready.
+    /**
+     * Ready: the engine answers with its velocity store and durability path. The most specific reason
+     * comes first: with nothing valid to serve, missing pods are a consequence, not the cause. Pods count
+     * as serving from the available minimum (what the PodDisruptionBudget keeps), so a scale-up or a
+     * rollout, which never takes capacity away (maxUnavailable 0), does not flip Ready.
+     */
+    static Condition ready(EnginePlan plan, Observed observed, FraudEngineStatus s, Condition velocity, Condition durability,
+                           boolean rolledOut) {
+        FraudEngine fe = plan.engine();
+        Deployment engine = observed.engine();
         int available = engine == null || engine.getStatus() == null ? 0 : nz(engine.getStatus().getAvailableReplicas());
         int minimum = minimumAvailable(s.replicas);
-        Condition ready;
         if (!observed.failures().isEmpty()) {
-            ready = cond(READY, false, DEPENDENT_FAILED, "not everything requested could be applied: "
+            return cond(READY, false, DEPENDENT_FAILED, "not everything requested could be applied: "
                     + observed.failures().stream().map(DependentFailure::dependent).collect(Collectors.joining(", ")) + " failed (see Degraded)");
-        } else if (plan.rulesets().isEmpty()) {
-            ready = cond(READY, false, "NoRulesetServed", "no valid ruleset to serve (see RulesetsValid); the engine runs no pods until one is");
-        } else if (available < minimum || available == 0) {
+        }
+        if (plan.rulesets().isEmpty()) {
+            return cond(READY, false, "NoRulesetServed", "no valid ruleset to serve (see RulesetsValid); the engine runs no pods until one is");
+        }
+        if (available < minimum || available == 0) {
             // The pods say why (image, crash loop, scheduling); the Deployment only counts them.
             String counts = "engine Deployment " + Names.engine(fe) + ": " + available + " pods available, " + minimum
                     + " needed (" + s.readyReplicas + "/" + s.replicas + " ready)";
-            ready = PodTrouble.of(observed.enginePods())
+            return PodTrouble.of(observed.enginePods())
                     .map(t -> cond(READY, false, t.reason(), counts + "; " + t.message()))
                     .orElseGet(() -> cond(READY, false, "EngineNotAvailable", counts));
-        } else if (!isTrue(velocity) && !EXTERNAL.equals(velocity.getReason())) {
-            ready = cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
-        } else if (!isTrue(durability)) {
-            ready = cond(READY, false, "DurabilityNotReady", durability.getMessage());
-        } else if (!rolledOut) {
-            ready = cond(READY, true, "RollingOut", "serving " + s.rulesets + " on " + available + " available pods (minimum " + minimum
+        }
+        if (!isTrue(velocity) && !EXTERNAL.equals(velocity.getReason())) {
+            return cond(READY, false, "VelocityStoreNotReady", velocity.getMessage());
+        }
+        if (!isTrue(durability)) {
+            return cond(READY, false, "DurabilityNotReady", durability.getMessage());
+        }
+        if (!rolledOut) {
+            return cond(READY, true, "RollingOut", "serving " + s.rulesets + " on " + available + " available pods (minimum " + minimum
                     + ") while the rollout completes: " + progress(engine, s.replicas));
-        } else {
-            ready = cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods"
-                    + (EXTERNAL.equals(velocity.getReason()) ? "; the external velocity store is not observed by the operator" : ""));
         }
-        c.add(0, ready);
-
-        for (Condition cond : c) {
-            cond.setObservedGeneration(generation);
-            Condition before = previous.stream().filter(p -> cond.getType().equals(p.getType())).findFirst().orElse(null);
-            cond.setLastTransitionTime(before != null && Objects.equals(before.getStatus(), cond.getStatus()) && before.getLastTransitionTime() != null
-                    ? before.getLastTransitionTime() : time);
-        }
-        s.conditions = c;
-        return s;
+        return cond(READY, true, "Ready", "serving " + s.rulesets + " on " + s.readyReplicas + " pods"
+                + (EXTERNAL.equals(velocity.getReason()) ? "; the external velocity store is not observed by the operator" : ""));
     }
 
     /**

@@ -251,9 +251,11 @@ ensure_runner_base() { ensure_base runner-base "$(runner_base_key)" fill_runner_
 size_of() { podman image inspect --format '{{.Size}}' "$1" | awk '{printf "%.1f MB", $1 / 1e6}'; }
 
 package_apps() {
-  log "packaging engine, relay and operator (Maven, no tests)"
-  (cd "$ROOT" && JAVA_HOME="$(java_home)" ./mvnw -B -q --no-transfer-progress \
-    -pl engine/service,engine/relay,operator/controller -am package -DskipTests) >&2
+  log "packaging engine, relay and operator (Maven, no tests; minutes on a cold build)"
+  # One line per module built, and the errors.
+  (cd "$ROOT" && JAVA_HOME="$(java_home)" ./mvnw -B --no-transfer-progress \
+    -pl engine/service,engine/relay,operator/controller -am package -DskipTests) 2>&1 \
+    | grep --line-buffered -E '^\[INFO\] Building .*\[|^\[ERROR\]|BUILD (SUCCESS|FAILURE)' | sed -u 's/^\[INFO\] /    /' >&2
 }
 
 build_one() {
@@ -423,4 +425,4 @@ main() {
   esac
 }
 
-main "$@"
+main "$@"; exit  # on one line: a script edited while it runs is not read past here

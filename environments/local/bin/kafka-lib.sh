@@ -19,6 +19,8 @@ KAFKA_PIDFILE="$VIGIL_ROOT/.local/run/kafka.pid"
 KAFKA_LOG="$VIGIL_ROOT/.local/run/kafka.log"
 KAFKA_CLASSPATH_FILE="$VIGIL_ROOT/environments/local/kafka/target/classes/io/vigil/local/kafka/broker.classpath"
 KAFKA_TOOL="$VIGIL_ROOT/environments/local/kafka/tools/KafkaLocal.java"
+# The broker settings shared with the tests' KafkaBroker (one home; this script adds ports and directories).
+KAFKA_SETTINGS="$VIGIL_ROOT/environments/local/kafka/src/main/resources/io/vigil/local/kafka/broker.properties"
 DECISIONS_TOPIC="${VIGIL_DECISIONS_TOPIC:-fraud.card.decisions.v1}"
 DECISIONS_PARTITIONS="${VIGIL_DECISIONS_PARTITIONS:-6}"
 
@@ -54,25 +56,14 @@ start_kafka() {
     local pod_host pods=""
     pod_host=$(pod_reachable_host)
     [ -z "$pod_host" ] || pods=",PODS://$pod_host:$KAFKA_POD_PORT"
-    cat > "$KAFKA_DIR/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
+    { cat "$KAFKA_SETTINGS"; cat <<PROPS
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
 listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT$pods
 advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT$pods
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PODS:PLAINTEXT
 log.dirs=$KAFKA_DIR/data
-auto.create.topics.enable=false
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=4
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
 PROPS
+    } > "$KAFKA_DIR/server.properties"
     if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
       local uuid
       uuid=$("$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)

@@ -52,6 +52,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
 public final class KafkaBroker implements AutoCloseable {
 
     public static final String CLASSPATH_RESOURCE = "io/vigil/local/kafka/broker.classpath";
+    /** The broker settings shared with make run (environments/local/kafka/src/main/resources). */
+    public static final String SETTINGS_RESOURCE = "io/vigil/local/kafka/broker.properties";
     static final String HOST = "127.0.0.1";
 
     private final Builder options;
@@ -145,29 +147,23 @@ public final class KafkaBroker implements AutoCloseable {
 
     private void writeConfig() {
         Properties p = new Properties();
-        p.setProperty("process.roles", "broker,controller");
-        p.setProperty("node.id", "1");
+        // The settings that depend on no port or directory have one home, shared with make run's kafka-lib.sh.
+        try (InputStream in = KafkaBroker.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the broker settings (" + SETTINGS_RESOURCE + ") are not on the classpath:"
+                        + " add a test dependency on vigil-local-kafka");
+            }
+            p.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + SETTINGS_RESOURCE, e);
+        }
         p.setProperty("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
         String pods = options.podHost == null ? "" : ",PODS://" + options.podHost + ":" + podPort;
         p.setProperty("listeners", "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort + pods);
         p.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port + pods);
-        p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
         p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
                 + (pods.isEmpty() ? "" : ",PODS:PLAINTEXT"));
         p.setProperty("log.dirs", dataDir().toString());
-        p.setProperty("num.partitions", "1");
-        // topics are created explicitly: a typo in a topic name must fail, not create a 1-partition topic
-        p.setProperty("auto.create.topics.enable", "false");
-        // a single node: every internal topic has replication factor 1; fewer offset partitions start faster
-        p.setProperty("offsets.topic.replication.factor", "1");
-        p.setProperty("offsets.topic.num.partitions", "4");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
-        p.setProperty("transaction.state.log.num.partitions", "4");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("share.coordinator.state.topic.min.isr", "1");
-        p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.putAll(options.overrides);
         try (var out = Files.newBufferedWriter(config(), StandardCharsets.UTF_8)) {
             p.store(out, "vigil test broker");

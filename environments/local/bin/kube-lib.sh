@@ -11,6 +11,11 @@ start_kube() {
   echo
   echo "==> local Kubernetes control plane (make cluster-up; builds its tools on first use)"
   "$KUBE_LIB_BIN/cluster-up.sh"
+  # The real node (ADR 0008) so the sample FraudEngine runs from its own pods; kwok pods only when the
+  # machine's one real node is held by another cluster, or with VIGIL_RUN_REAL_NODE=0.
+  if [ "${VIGIL_RUN_REAL_NODE:-1}" = 1 ]; then
+    "$KUBE_LIB_BIN/node-up.sh" || echo "==> WARNING: no real node (see above): the sample FraudEngine's pods are simulated by kwok"
+  fi
   "$KUBE_LIB_BIN/cluster-crds.sh" all
   echo "==> operator (out of cluster)"
   "$KUBE_LIB_BIN/operator-run.sh" --background

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,3 +158,27 @@ func TestParseStatCPUAndWatch(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestTokenHeadsCarryOneBearerTokenEach(t *testing.T) {
+	f := t.TempDir() + "/tokens"
+	if err := os.WriteFile(f, []byte("aaa.bbb.ccc\n\n  ddd.eee.fff  \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := tokenHeads(f, "/v1/evaluate/auth", "127.0.0.1:8081")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heads) != 2 {
+		t.Fatalf("heads: %d, want 2", len(heads))
+	}
+	want := "POST /v1/evaluate/auth HTTP/1.1\r\nHost: 127.0.0.1:8081\r\nAuthorization: Bearer ddd.eee.fff\r\nContent-Type: application/json\r\nContent-Length: "
+	if heads[1] != want {
+		t.Fatalf("head:\n%q\nwant\n%q", heads[1], want)
+	}
+	if err := os.WriteFile(f, []byte("\n \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tokenHeads(f, "/", "h"); err == nil {
+		t.Fatal("a file without tokens: want an error")
+	}
+}

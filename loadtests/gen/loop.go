@@ -38,6 +38,7 @@ type loop struct {
 	backlog  []int64 // due requests waiting for an idle connection (oldest first)
 	pool     []template
 	head     string
+	heads    []string // with -tokens: one request head per token, drawn per request
 	rng      *rand.Rand
 	prefix   []byte
 	seq      int64
@@ -286,7 +287,11 @@ func (l *loop) send(cn *conn, i int64, now time.Time) bool {
 		t := &l.pool[l.rng.IntN(len(l.pool))]
 		l.id = strconv.AppendInt(append(l.id[:0], l.prefix...), l.seq, 36)
 		l.seq++
-		l.req = appendRequest(l.req[:0], l.head, t, l.id, now)
+		head := l.head
+		if len(l.heads) > 0 {
+			head = l.heads[l.rng.IntN(len(l.heads))]
+		}
+		l.req = appendRequest(l.req[:0], head, t, l.id, now)
 		slot := l.nRecent % len(l.recent)
 		l.recent[slot] = append(l.recent[slot][:0], l.req...)
 		l.nRecent++

@@ -39,6 +39,7 @@ type config struct {
 	retryRate float64
 	seed      uint64
 	clkTck    int
+	tokens    string
 }
 
 // worker holds the counts of a run.
@@ -93,6 +94,7 @@ func main() {
 	flag.Float64Var(&c.retryRate, "retry-rate", 0.01, "share of requests that resend a recent request verbatim")
 	flag.Uint64Var(&c.seed, "seed", 1, "random seed (pool draw, retries)")
 	flag.IntVar(&c.clkTck, "clk-tck", 100, "clock ticks per second of /proc/<pid>/stat (getconf CLK_TCK)")
+	flag.StringVar(&c.tokens, "tokens", "", "bearer tokens, one a line: each request carries one drawn at random (a few hundred callers reusing theirs)")
 	procs := flag.Int("procs", 1, "GOMAXPROCS: one thread is enough for 10,000/s and costs the least")
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
@@ -155,7 +157,11 @@ func run(c config, pool []template, watch map[string]int) (*result, error) {
 	defer syscall.Close(epfd)
 	s := newSchedule(c.rate, c.duration)
 	w := &worker{modes: map[string]uint64{}, codes: map[string]uint64{}}
-	l := &loop{c: c, s: s, epfd: epfd, pool: pool, head: requestHead(c.target.RequestURI(), c.target.Host),
+	heads, err := tokenHeads(c.tokens, c.target.RequestURI(), c.target.Host)
+	if err != nil {
+		return nil, err
+	}
+	l := &loop{c: c, s: s, epfd: epfd, pool: pool, head: requestHead(c.target.RequestURI(), c.target.Host), heads: heads,
 		rng: rand.New(rand.NewPCG(c.seed, 1)), prefix: []byte("txn-" + c.tag + "-"),
 		recent: make([][]byte, 64), parser: bufio.NewReaderSize(nil, 16<<10), w: w, addr: addr}
 	for i := 0; i < c.conns; i++ {

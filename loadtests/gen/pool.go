@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -91,4 +92,27 @@ func appendRequest(dst []byte, head string, t *template, id []byte, ts time.Time
 // requestHead is everything before the Content-Length value.
 func requestHead(path, host string) string {
 	return "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nContent-Length: "
+}
+
+// tokenHeads reads bearer tokens (one a line, blank lines skipped) and returns one request head per
+// token, built once; nil without a file.
+func tokenHeads(path, uri, host string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var heads []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			heads = append(heads, "POST "+uri+" HTTP/1.1\r\nHost: "+host+"\r\nAuthorization: Bearer "+t+
+				"\r\nContent-Type: application/json\r\nContent-Length: ")
+		}
+	}
+	if len(heads) == 0 {
+		return nil, fmt.Errorf("%s: no tokens", path)
+	}
+	return heads, nil
 }

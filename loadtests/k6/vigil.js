@@ -5,6 +5,8 @@
 //                  noop (the engine's own no-op endpoint: the HTTP ceiling of the same server)
 //   SUMMARY_FILE   where handleSummary writes the JSON summary (besides the text on stdout)
 //   RUN_LABEL      free text copied into the summary (bench phase name)
+//   TOKENS_FILE    bearer tokens, one a line (engine with vigil.auth.data.jwt-enabled): each VU sends
+//                  one of them on every request, as a few hundred callers reusing theirs would
 import http from 'k6/http';
 import { check, fail } from 'k6';
 import { Rate, Counter } from 'k6/metrics';
@@ -41,9 +43,19 @@ export const badAnswers = new Counter('vigil_bad_answers');
 // One generator per VU (module init runs once per VU).
 const traffic = new TrafficGenerator();
 
+// The bearer token of this VU (open() runs in the init context, once per VU).
+const TOKENS = env.TOKENS_FILE
+  ? open(env.TOKENS_FILE).split('\n').map((t) => t.trim()).filter((t) => t.length > 0)
+  : [];
+if (env.TOKENS_FILE && TOKENS.length === 0) throw new Error(`TOKENS_FILE ${env.TOKENS_FILE}: no tokens`);
+const VU = typeof __VU === 'undefined' ? 0 : __VU;
+export const TOKEN = TOKENS.length > 0 ? TOKENS[VU % TOKENS.length] : null;
+
 // Reused request parameters: no per-request allocation of headers/tags.
 function paramsFor(name) {
-  return { headers: { 'Content-Type': 'application/json' }, tags: { name }, responseType: 'text' };
+  const headers = { 'Content-Type': 'application/json' };
+  if (TOKEN) headers.Authorization = `Bearer ${TOKEN}`;
+  return { headers, tags: { name }, responseType: 'text' };
 }
 const PARAMS = { auth: paramsFor('auth'), monitoring: paramsFor('monitoring'), noop: paramsFor('noop') };
 const URLS = { auth: BASE_URL + PATHS.auth, monitoring: BASE_URL + PATHS.monitoring, noop: BASE_URL + PATHS.noop };

@@ -82,7 +82,7 @@ public class RequestGuard {
     }
 
     /** The {@code endpoint} label of a data-port path. */
-    static String endpointOf(String path) {
+    public static String endpointOf(String path) {
         if (DataRoutes.AUTH.equals(path)) {
             return "auth";
         }

@@ -44,12 +44,19 @@ public final class DecisionEvents {
 
     private final JsonWriter w = new JsonWriter(2048);
     private final String engineInstance;
+    private final PersonalData personalData;
     /** {@code yyyy-MM-ddTHH:mm:ss} of {@link #cachedSecond}: consecutive events mostly share their second. */
     private final byte[] secondText = new byte[19];
     private long cachedSecond = Long.MIN_VALUE;
 
     public DecisionEvents(String engineInstance) {
+        this(engineInstance, null);
+    }
+
+    /** With personal data hashed or dropped from the embedded transaction (null: embedded as sent). */
+    public DecisionEvents(String engineInstance, PersonalData personalData) {
         this.engineInstance = engineInstance;
+        this.personalData = personalData;
     }
 
     /** The Kafka key of a record's event: card_hash, or transaction_id when the transaction has none. */
@@ -192,6 +199,10 @@ public final class DecisionEvents {
      */
     private void writeTransaction(Transaction txn) {
         byte[] raw = txn.raw();
+        if (raw != null && raw.length > 0 && personalData != null) {
+            w.raw(personalData.redact(raw));
+            return;
+        }
         if (raw != null && raw.length > 0) {
             int from = 0;
             int to = raw.length;

@@ -58,4 +58,18 @@ public interface OutboxConfig {
     /** On shutdown the writer keeps draining the queue at most this long. */
     @WithDefault("5s")
     Duration shutdownTimeout();
+
+    /** Personal data kept out of the event's transaction (ADR 0013); nothing by default. */
+    PersonalDataFields personalData();
+
+    interface PersonalDataFields {
+        /** Fields replaced by {@code "hmac-sha256:<hex>"} of their value (e.g. email, phone, ip_address, device_id). */
+        java.util.Optional<java.util.List<String>> hashFields();
+
+        /** Fields removed. */
+        java.util.Optional<java.util.List<String>> dropFields();
+
+        /** The hashing key (at least 16 bytes; a mounted Secret), required when hash-fields is set. */
+        java.util.Optional<java.nio.file.Path> hashKeyFile();
+    }
 }

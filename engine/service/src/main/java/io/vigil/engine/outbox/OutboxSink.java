@@ -34,7 +34,10 @@ public class OutboxSink implements DecisionSink {
                     config.maxLength(), config.writeTimeout());
             outbox = new Outbox(config.queueCapacity(), config.batchSize(), config.streams(), config.linger(),
                     config.retryBackoffMin(), config.retryBackoffMax(), appender,
-                    new DecisionEvents(hostName()), registry);
+                    new DecisionEvents(hostName(), PersonalData.of(
+                            config.personalData().hashFields().orElse(java.util.List.of()),
+                            config.personalData().dropFields().orElse(java.util.List.of()),
+                            config.personalData().hashKeyFile().orElse(null))), registry);
         } else {
             outbox = null;
         }

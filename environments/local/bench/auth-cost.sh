@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Caller authentication cost (ADR 0013, docs/performance.md "Caller authentication"): CPU per decision
+# of the packaged engine with bearer JWT off and on, in alternating phases of the same run (off, jwt,
+# off, jwt, ...), the same open-loop rate and body pool, a few hundred callers each reusing its token.
+# Velocity and the outbox are off, so the ratio is of the engine's HTTP + decision work alone (the
+# smallest denominator: JWT's share of a full durable decision is smaller still).
+#
+#   environments/local/bench/auth-cost.sh            (RATE=2000 DURATION=30s ROUNDS=2 CALLERS=300)
+#
+# Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+RATE=${RATE:-2000}
+DURATION=${DURATION:-30s}
+WARMUP=${WARMUP:-20s}
+ROUNDS=${ROUNDS:-2}
+CALLERS=${CALLERS:-300}
+OUT=${OUT:-$ROOT/.local/bench/auth-cost}
+APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
+JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
+[[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
+mkdir -p "$OUT"
+M2=${M2:-$HOME/.m2/repository}
+JOSE=$(ls "$M2"/org/bitbucket/b_c/jose4j/*/jose4j-*.jar | sort -V | tail -1)
+SLF4J=$(ls "$M2"/org/slf4j/slf4j-api/2.*/slf4j-api-2.*.jar | sort -V | tail -1)
+ISSUER=https://issuer.bench.vigil
+AUDIENCE=vigil-engine
+"$JAVA_HOME/bin/java" -cp "$JOSE:$SLF4J" "$ROOT/environments/local/bench/AuthTokens.java" "$OUT" "$CALLERS" "$ISSUER" "$AUDIENCE"
+[[ -f $OUT/pool.txt ]] || node "$ROOT/loadtests/wrk/pool.js" 20000 "$OUT/pool.txt"
+(cd "$ROOT/loadtests/gen" && go build -o "$OUT/vigil-load" .)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ENGINE=
+stop_engine() { [[ -n $ENGINE ]] && kill "$ENGINE" 2>/dev/null && wait "$ENGINE" 2>/dev/null; ENGINE=; }
+trap stop_engine EXIT
+
+phase() { # <name> <jwt: true|false> <round>
+  local name=$1 jwt=$2 round=$3 port mport
+  port=$(free_port); mport=$(free_port)
+  env QUARKUS_HTTP_PORT="$port" QUARKUS_MANAGEMENT_PORT="$mport" \
+    VIGIL_RULESETS_DIR="$ROOT/engine/service/src/test/resources/rulesets" \
+    VIGIL_VELOCITY_ENABLED=false VIGIL_OUTBOX_ENABLED=false \
+    VIGIL_AUTH_DATA_JWT_ENABLED="$jwt" VIGIL_AUTH_DATA_REQUIRED_SCOPE=vigil.evaluate \
+    VIGIL_AUTH_JWT_JWKS_FILE="$OUT/jwks.json" VIGIL_AUTH_JWT_ISSUER="$ISSUER" VIGIL_AUTH_JWT_AUDIENCE="$AUDIENCE" \
+    "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
+  ENGINE=$!
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$mport/q/health/ready" > /dev/null && break
+    sleep 0.5
+  done
+  local tokens=()
+  [[ $jwt == true ]] && tokens=(-tokens "$OUT/tokens.txt")
+  "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$WARMUP" \
+    -conns 64 "${tokens[@]}" > /dev/null
+  echo "== $name round $round ($(uptime | sed 's/.*load average/load average/'))"
+  "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$DURATION" \
+    -conns 64 "${tokens[@]}" -watch "engine:$ENGINE" -out "$OUT/$name-$round.json"
+  stop_engine
+}
+
+echo "auth-cost: $RATE/s for $DURATION per phase, $ROUNDS rounds, $CALLERS callers; before: $(uptime)"
+for r in $(seq 1 "$ROUNDS"); do
+  phase off false "$r"
+  phase jwt true "$r"
+done
+echo "after: $(uptime)"
+python3 - "$OUT" "$ROUNDS" <<'PY'
+import json, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def us(name, r):
+    d = json.load(open(f"{out}/{name}-{r}.json"))
+    return d["process_cpu_us"]["engine"] / max(d["answered"], 1), d
+print("| round | off µs/decision | jwt µs/decision | jwt / off | non-200 off / jwt |")
+print("|---|---:|---:|---:|---|")
+ratios = []
+for r in range(1, rounds + 1):
+    off, doff = us("off", r)
+    jwt, djwt = us("jwt", r)
+    ratios.append(jwt / off)
+    print(f"| {r} | {off:.1f} | {jwt:.1f} | {jwt/off:.3f} | {doff['non200']} / {djwt['non200']} |")
+print(f"mean jwt/off: {sum(ratios)/len(ratios):.3f}")
+PY

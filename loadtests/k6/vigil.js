@@ -5,6 +5,7 @@
 //                  noop (the engine's own no-op endpoint: the HTTP ceiling of the same server)
 //   SUMMARY_FILE   where handleSummary writes the JSON summary (besides the text on stdout)
 //   RUN_LABEL      free text copied into the summary (bench phase name)
+//   CLIENT_CERT, CLIENT_KEY, TLS_SKIP_VERIFY   client certificate for mutual TLS (baseOptions)
 //   TOKENS_FILE    bearer tokens, one a line (engine with vigil.auth.data.jwt-enabled): each VU sends
 //                  one of them on every request, as a few hundred callers reusing theirs would
 import http from 'k6/http';
@@ -242,6 +243,13 @@ export function summaryHandler(scenario) {
 }
 
 /** Options every scenario shares. */
+// Mutual TLS (engine with vigil.auth.data.client-certificate-required): BASE_URL https://..., the
+// client certificate and key as PEM files. k6 cannot be given a private CA for the server's
+// certificate: TLS_SKIP_VERIFY=true skips that check (the engine still checks the client's).
+const TLS = env.CLIENT_CERT && env.CLIENT_KEY
+  ? { tlsAuth: [{ cert: open(env.CLIENT_CERT), key: open(env.CLIENT_KEY) }], insecureSkipTLSVerify: env.TLS_SKIP_VERIFY === 'true' }
+  : {};
+
 export function baseOptions(extra) {
   return Object.assign({
     summaryTrendStats: SUMMARY_TREND_STATS,
@@ -250,7 +258,7 @@ export function baseOptions(extra) {
     discardResponseBodies: false,
     noConnectionReuse: false,
     setupTimeout: '30s',
-  }, extra);
+  }, TLS, extra);
 }
 
 export function vusFor(rate) {

@@ -5,7 +5,7 @@
 # Velocity and the outbox are off, so the ratio is of the engine's HTTP + decision work alone (the
 # smallest denominator: JWT's share of a full durable decision is smaller still).
 #
-#   environments/local/bench/auth-cost.sh            (RATE=2000 DURATION=30s ROUNDS=2 CALLERS=300)
+#   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=20s ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
 #
 # Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
 set -euo pipefail
@@ -15,6 +15,8 @@ DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-20s}
 ROUNDS=${ROUNDS:-2}
 CALLERS=${CALLERS:-300}
+CONNS=${CONNS:-32}
+TIMEOUT=${TIMEOUT:-5s}
 OUT=${OUT:-$ROOT/.local/bench/auth-cost}
 APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
@@ -31,7 +33,7 @@ AUDIENCE=vigil-engine
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ENGINE=
-stop_engine() { [[ -n $ENGINE ]] && kill "$ENGINE" 2>/dev/null && wait "$ENGINE" 2>/dev/null; ENGINE=; }
+stop_engine() { if [[ -n $ENGINE ]]; then kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true; fi; ENGINE=; }
 trap stop_engine EXIT
 
 phase() { # <name> <jwt: true|false> <round>
@@ -51,10 +53,10 @@ phase() { # <name> <jwt: true|false> <round>
   local tokens=()
   [[ $jwt == true ]] && tokens=(-tokens "$OUT/tokens.txt")
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$WARMUP" \
-    -conns 64 "${tokens[@]}" > /dev/null
+    -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" > /dev/null
   echo "== $name round $round ($(uptime | sed 's/.*load average/load average/'))"
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$DURATION" \
-    -conns 64 "${tokens[@]}" -watch "engine:$ENGINE" -out "$OUT/$name-$round.json"
+    -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" -watch "engine:$ENGINE" -out "$OUT/$name-$round.json"
   stop_engine
 }
 
@@ -70,13 +72,14 @@ out, rounds = sys.argv[1], int(sys.argv[2])
 def us(name, r):
     d = json.load(open(f"{out}/{name}-{r}.json"))
     return d["process_cpu_us"]["engine"] / max(d["answered"], 1), d
-print("| round | off µs/decision | jwt µs/decision | jwt / off | non-200 off / jwt |")
-print("|---|---:|---:|---:|---|")
+print("| round | off µs/decision | jwt µs/decision | jwt / off | answered/s off / jwt | non-200 + errors off / jwt |")
+print("|---|---:|---:|---:|---|---|")
 ratios = []
 for r in range(1, rounds + 1):
     off, doff = us("off", r)
     jwt, djwt = us("jwt", r)
     ratios.append(jwt / off)
-    print(f"| {r} | {off:.1f} | {jwt:.1f} | {jwt/off:.3f} | {doff['non200']} / {djwt['non200']} |")
+    bad = lambda d: d['non200'] + d['transport_errors']
+    print(f"| {r} | {off:.1f} | {jwt:.1f} | {jwt/off:.3f} | {doff['achieved_rate']:.0f} / {djwt['achieved_rate']:.0f} | {bad(doff)} / {bad(djwt)} |")
 print(f"mean jwt/off: {sum(ratios)/len(ratios):.3f}")
 PY

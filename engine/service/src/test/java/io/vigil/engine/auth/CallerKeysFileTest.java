@@ -1,0 +1,151 @@
+package io.vigil.engine.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jose4j.jwk.JsonWebKey;
+import org.jose4j.jwk.JsonWebKeySet;
+import org.jose4j.jwk.RsaJsonWebKey;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A mounted JWKS file (a Secret or ConfigMap): re-read when it changes, the last good keys kept when it
+ * turns unreadable, and the settings that must refuse to start.
+ */
+class CallerKeysFileTest {
+    @TempDir
+    Path dir;
+
+    /** The defaults of {@link AuthConfig.Jwt} with a file source; fields change what a test needs. */
+    static class Settings implements AuthConfig.Jwt {
+        Optional<URI> url = Optional.empty();
+        Optional<Path> file = Optional.empty();
+        Optional<String> issuer = Optional.of(JwtIssuer.ISSUER);
+        List<String> algorithms = List.of("RS256", "ES256");
+        int cacheSize = 100;
+
+        public Optional<URI> jwksUrl() {
+            return url;
+        }
+
+        public Optional<Path> jwksFile() {
+            return file;
+        }
+
+        public Optional<String> issuer() {
+            return issuer;
+        }
+
+        public Optional<List<String>> audience() {
+            return Optional.of(List.of(JwtIssuer.AUDIENCE));
+        }
+
+        public Duration clockSkew() {
+            return Duration.ofSeconds(30);
+        }
+
+        public int maxTokenBytes() {
+            return 8192;
+        }
+
+        public int cacheSize() {
+            return cacheSize;
+        }
+
+        public List<String> algorithms() {
+            return algorithms;
+        }
+
+        public Duration refreshInterval() {
+            return Duration.ofMinutes(10);
+        }
+
+        public Duration refreshFloor() {
+            return Duration.ofMillis(100);
+        }
+
+        public Duration refreshMaxBackoff() {
+            return Duration.ofMillis(200);
+        }
+
+        public Duration filePollInterval() {
+            return Duration.ofMillis(100);
+        }
+    }
+
+    private static void publish(Path file, RsaJsonWebKey... keys) throws Exception {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, new JsonWebKeySet(List.<JsonWebKey>of(keys)).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY));
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static CallerTokens.Verdict eventually(CallerTokens tokens, RsaJsonWebKey key, boolean accepted) throws InterruptedException {
+        CallerTokens.Verdict v = null;
+        for (int i = 0; i < 100; i++) {
+            // a new token each time: a verified one would come from the cache
+            v = tokens.verify("Bearer " + JwtIssuer.sign(JwtIssuer.claims("vigil.evaluate"), key));
+            if ((v.caller() != null) == accepted) {
+                return v;
+            }
+            Thread.sleep(50);
+        }
+        return v;
+    }
+
+    @Test
+    void aChangedFileIsReReadAndAnUnreadableOneKeepsTheLastKeys() throws Exception {
+        Path file = dir.resolve("jwks.json");
+        RsaJsonWebKey first = JwtIssuer.key("first");
+        RsaJsonWebKey second = JwtIssuer.key("second");
+        publish(file, first);
+        Settings s = new Settings();
+        s.file = Optional.of(file);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (CallerKeys keys = new CallerKeys(s, registry, System::currentTimeMillis)) {
+            CallerTokens tokens = new CallerTokens(s, keys, registry, System::currentTimeMillis);
+            keys.start();
+            assertThat(eventually(tokens, first, true).caller().subject()).isEqualTo("payment-switch");
+
+            publish(file, second); // rotation: the old key withdrawn
+            assertThat(eventually(tokens, second, true).caller()).isNotNull();
+            assertThat(eventually(tokens, first, false).refusal()).isEqualTo(Refusal.UNKNOWN_KEY);
+
+            Files.writeString(file, "{ not a jwks");
+            double failed = 0;
+            for (int i = 0; i < 100 && failed == 0; i++) {
+                Thread.sleep(50);
+                failed = registry.get("vigil.auth.jwks.fetches").tag("result", "failed").counter().count();
+            }
+            assertThat(failed).isGreaterThan(0);
+            assertThat(eventually(tokens, second, true).caller()).as("the last good keys are kept").isNotNull();
+        }
+    }
+
+    @Test
+    void unsafeOrIncompleteSettingsRefuseToStart() {
+        Settings both = new Settings();
+        both.file = Optional.of(dir.resolve("jwks.json"));
+        both.url = Optional.of(URI.create("http://127.0.0.1:1/jwks"));
+        assertThatThrownBy(() -> new CallerKeys(both, new SimpleMeterRegistry(), System::currentTimeMillis))
+                .hasMessageContaining("exactly one of jwks-url and jwks-file");
+
+        Settings hmac = new Settings();
+        hmac.file = Optional.of(dir.resolve("jwks.json"));
+        hmac.algorithms = List.of("RS256", "HS256");
+        assertThatThrownBy(() -> new CallerTokens(hmac, null, new SimpleMeterRegistry(), System::currentTimeMillis))
+                .hasMessageContaining("HS256 is not accepted");
+
+        Settings noIssuer = new Settings();
+        noIssuer.issuer = Optional.empty();
+        assertThatThrownBy(() -> new CallerTokens(noIssuer, null, new SimpleMeterRegistry(), System::currentTimeMillis))
+                .hasMessageContaining("vigil.auth.jwt.issuer: required");
+    }
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Mutual TLS cost (ADR 0013, docs/performance.md "Caller authentication"): the packaged engine's CPU
+# per AUTH request over plain HTTP keep-alive, over mutual TLS keep-alive (steady state), and over
+# mutual TLS with a new connection per request (a full handshake each), in one run. Certificates (EC
+# P-256) are made here with openssl. Velocity and the outbox are off.
+#
+#   environments/local/bench/mtls-cost.sh        (COUNT=3000 HANDSHAKES=500)
+#
+# Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+COUNT=${COUNT:-3000}
+HANDSHAKES=${HANDSHAKES:-500}
+OUT=${OUT:-$ROOT/.local/bench/mtls-cost}
+APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
+JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
+JAVA=$JAVA_HOME/bin/java
+[[ -f $APP ]] || { echo "mtls-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
+mkdir -p "$OUT"
+cd "$OUT"
+cert() { # <name> <subject> <ext> : key + certificate signed by the CA
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1.key" -subj "$2" -out "$1.csr" 2> /dev/null
+  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile <(printf '%s' "$3") -out "$1.crt" 2> /dev/null
+}
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -subj "/CN=vigil-bench-ca" -days 2 -out ca.crt 2> /dev/null
+cert server "/CN=localhost" "subjectAltName=DNS:localhost,IP:127.0.0.1
+extendedKeyUsage=serverAuth"
+cert client "/CN=switch-bench/O=Vigil" "subjectAltName=URI:spiffe://vigil.bench/ns/payments/sa/switch
+extendedKeyUsage=clientAuth"
+openssl pkcs12 -export -in client.crt -inkey client.key -certfile ca.crt -passout pass:bench -out client.p12
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TCK=$(getconf CLK_TCK)
+ENGINE=
+stop_engine() { if [[ -n $ENGINE ]]; then kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true; fi; ENGINE=; }
+trap stop_engine EXIT
+
+start_engine() { # <tls: true|false> ; sets ENGINE, URL
+  local tls=$1 port mport sport
+  port=$(free_port); mport=$(free_port); sport=$(free_port)
+  local props=(-Dquarkus.http.port="$port" -Dquarkus.management.port="$mport"
+    -Dvigil.rulesets.dir="$ROOT/engine/service/src/test/resources/rulesets" -Dvigil.velocity.enabled=false -Dvigil.outbox.enabled=false)
+  if [[ $tls == true ]]; then
+    props+=(-Dquarkus.tls.data.key-store.pem.0.cert="$OUT/server.crt" -Dquarkus.tls.data.key-store.pem.0.key="$OUT/server.key"
+      -Dquarkus.tls.data.trust-store.pem.certs="$OUT/ca.crt" -Dquarkus.http.tls-configuration-name=data
+      -Dquarkus.http.insecure-requests=disabled -Dquarkus.http.ssl-port="$sport"
+      -Dvigil.auth.data.client-certificate-required=true -Dvigil.auth.data.allowed-subjects=spiffe://vigil.bench/ns/payments/sa/switch)
+    URL="https://localhost:$sport/v1/evaluate/auth"
+  else
+    URL="http://127.0.0.1:$port/v1/evaluate/auth"
+  fi
+  "$JAVA" -XX:+UseParallelGC -Xmx1g "${props[@]}" -jar "$APP" > "$OUT/engine-$tls.log" 2>&1 &
+  ENGINE=$!
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$mport/q/health/ready" > /dev/null && return 0
+    sleep 0.5
+  done
+  echo "mtls-cost: the engine did not become ready (log: $OUT/engine-$tls.log)" >&2
+  exit 1
+}
+
+measure() { # <name> <mode> <count> [tls args...] : engine CPU µs per request
+  local name=$1 mode=$2 n=$3; shift 3
+  "$JAVA" "$ROOT/environments/local/bench/TlsCost.java" "$URL" "$mode" 300 "$@" > /dev/null # warm-up
+  local before ok after
+  before=$(cpu_ticks "$ENGINE")
+  ok=$("$JAVA" "$ROOT/environments/local/bench/TlsCost.java" "$URL" "$mode" "$n" "$@")
+  after=$(cpu_ticks "$ENGINE")
+  python3 -c "print(f'| $name | $n | $ok | {($after - $before) * 1e6 / $TCK / $n:.0f} |')"
+}
+
+echo "mtls-cost: before: $(uptime)"
+echo "| phase | requests | answered 200 | engine CPU µs per request |"
+echo "|---|---:|---:|---:|"
+start_engine false
+measure "plain HTTP, keep-alive" keepalive "$COUNT"
+stop_engine
+start_engine true
+measure "mutual TLS, keep-alive" keepalive "$COUNT" "$OUT/client.p12" "$OUT/ca.crt"
+measure "mutual TLS, new connection each (handshake)" handshake "$HANDSHAKES" "$OUT/client.p12" "$OUT/ca.crt"
+stop_engine
+echo "mtls-cost: after: $(uptime)"

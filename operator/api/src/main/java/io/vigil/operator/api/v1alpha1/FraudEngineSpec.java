@@ -43,6 +43,14 @@ public class FraudEngineSpec {
     @Default("{}")
     public SchedulingSpec scheduling = new SchedulingSpec();
 
+    @JsonPropertyDescription("Who may call the engine: bearer JWT and/or mutual TLS on the data port, JWT scopes on the management port (ADR 0013). Off by default.")
+    @Default("{}")
+    public AuthSpec auth = new AuthSpec();
+
+    @JsonPropertyDescription("Personal data kept out of decision events: fields hashed (HMAC, keyed) or dropped from the embedded request.")
+    @Default("{}")
+    public PersonalDataSpec personalData = new PersonalDataSpec();
+
     @JsonPropertyDescription("Monitoring resources the operator renders (each switchable).")
     @Default("{}")
     public ObservabilitySpec observability = new ObservabilitySpec();

@@ -103,7 +103,8 @@ public final class EngineWorkload {
         add(env, "VIGIL_OUTBOX_STREAM", d.stream.name);
         add(env, "VIGIL_OUTBOX_STREAMS", d.stream.shards);
         add(env, "VIGIL_OUTBOX_MAX_LENGTH", d.stream.maxLength);
-        add(env, "JAVA_TOOL_OPTIONS", e.jvmOptions);
+        EngineCallerAuth.env(fe, env);
+        add(env, "JAVA_TOOL_OPTIONS", e.jvmOptions + EngineCallerAuth.systemProperties(fe));
         return env;
     }
 
@@ -176,6 +177,7 @@ public final class EngineWorkload {
                 .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewVolumeMount().withName("rulesets").withMountPath(RULESETS_DIR).withReadOnly(true).endVolumeMount()
                 .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .addAllToVolumeMounts(EngineCallerAuth.mounts(fe))
                 .build();
 
         return new DeploymentBuilder()
@@ -204,6 +206,7 @@ public final class EngineWorkload {
                 .withContainers(engine)
                 .addNewVolume().withName("rulesets").withNewProjected().withDefaultMode(0444).withSources(sources).endProjected().endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
+                .addAllToVolumes(EngineCallerAuth.volumes(fe))
                 .endSpec()
                 .endTemplate()
                 .endSpec()

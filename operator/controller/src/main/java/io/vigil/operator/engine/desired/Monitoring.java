@@ -40,6 +40,14 @@ public final class Monitoring {
         var endpoint = new EndpointBuilder().withPort("management").withPath("/q/metrics").withInterval(obs.interval)
                 // The engine's own "endpoint" label (auth, monitoring) must survive the scrape.
                 .withHonorLabels(true).build();
+        var auth = fe.getSpec().auth;
+        if (auth != null && auth.management.jwt && auth.management.metricsTokenSecretRef != null) {
+            // The management port wants a credential (ADR 0013): Prometheus sends the static metrics token.
+            endpoint.setAuthorization(new io.fabric8.openshift.api.model.monitoring.v1.SafeAuthorizationBuilder().withType("Bearer")
+                    .withCredentials(new io.fabric8.kubernetes.api.model.SecretKeySelectorBuilder()
+                            .withName(auth.management.metricsTokenSecretRef.name).withKey(auth.management.metricsTokenSecretRef.key).build())
+                    .build());
+        }
         return new ServiceMonitorBuilder()
                 .withMetadata(meta)
                 .withNewSpec()

@@ -1,0 +1,149 @@
+package io.vigil.operator.engine.desired;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.vigil.operator.api.v1alpha1.AuthSpec;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.PersonalDataSpec;
+import io.vigil.operator.api.v1alpha1.SecretKeyRef;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The engine's caller authentication and personal-data settings from {@code spec.auth} and
+ * {@code spec.personalData} (ADR 0013): environment for the engine's {@code vigil.auth.*},
+ * {@code vigil.outbox.personal-data.*} and Quarkus TLS keys, and the referenced Secrets mounted
+ * read-only (the engine re-reads them, so a rotated Secret needs no restart and is not in the config hash).
+ */
+public final class EngineCallerAuth {
+    static final String AUTH_DIR = "/etc/vigil/auth";
+    static final String JWKS_FILE = AUTH_DIR + "/jwks/jwks.json";
+    static final String METRICS_TOKEN_FILE = AUTH_DIR + "/metrics/token";
+    static final String TLS_DIR = "/etc/vigil/tls";
+    static final String HASH_KEY_FILE = "/etc/vigil/personal-data/key";
+    /** With mutual TLS the data port serves HTTPS on the same port; plain HTTP (disabled) moves aside. */
+    static final int PLAIN_PORT_WITH_TLS = 8080;
+
+    private EngineCallerAuth() {
+    }
+
+    static void env(FraudEngine fe, List<EnvVar> env) {
+        AuthSpec a = fe.getSpec().auth;
+        if (a != null) {
+            if (a.data.jwt || a.management.jwt) {
+                EngineWorkload.add(env, "VIGIL_AUTH_JWT_ISSUER", a.jwt.issuer);
+                EngineWorkload.add(env, "VIGIL_AUTH_JWT_AUDIENCE", String.join(",", a.jwt.audience));
+                if (a.jwt.jwksUrl != null) {
+                    EngineWorkload.add(env, "VIGIL_AUTH_JWT_JWKS_URL", a.jwt.jwksUrl);
+                } else {
+                    EngineWorkload.add(env, "VIGIL_AUTH_JWT_JWKS_FILE", JWKS_FILE);
+                }
+            }
+            if (a.data.jwt) {
+                EngineWorkload.add(env, "VIGIL_AUTH_DATA_JWT_ENABLED", true);
+                if (a.data.requiredScope != null) {
+                    EngineWorkload.add(env, "VIGIL_AUTH_DATA_REQUIRED_SCOPE", a.data.requiredScope);
+                }
+            }
+            if (a.data.mutualTls) {
+                EngineWorkload.add(env, "VIGIL_AUTH_DATA_CLIENT_CERTIFICATE_REQUIRED", true);
+                if (!a.data.allowedSubjects.isEmpty()) {
+                    // a DN holds commas: escaped, as the engine reads a comma-separated list
+                    List<String> escaped = new ArrayList<>();
+                    a.data.allowedSubjects.forEach(s -> escaped.add(s.replace(",", "\\,")));
+                    EngineWorkload.add(env, "VIGIL_AUTH_DATA_ALLOWED_SUBJECTS", String.join(",", escaped));
+                }
+            }
+            if (a.management.jwt) {
+                EngineWorkload.add(env, "VIGIL_AUTH_MANAGEMENT_JWT_ENABLED", true);
+                EngineWorkload.add(env, "VIGIL_AUTH_MANAGEMENT_READ_SCOPE", a.management.readScope);
+                EngineWorkload.add(env, "VIGIL_AUTH_MANAGEMENT_WRITE_SCOPE", a.management.writeScope);
+                if (a.management.metricsTokenSecretRef != null) {
+                    EngineWorkload.add(env, "VIGIL_AUTH_MANAGEMENT_METRICS_TOKEN_FILE", METRICS_TOKEN_FILE);
+                }
+            }
+        }
+        PersonalDataSpec p = fe.getSpec().personalData;
+        if (p != null) {
+            if (!p.hashFields.isEmpty()) {
+                EngineWorkload.add(env, "VIGIL_OUTBOX_PERSONAL_DATA_HASH_FIELDS", String.join(",", p.hashFields));
+                EngineWorkload.add(env, "VIGIL_OUTBOX_PERSONAL_DATA_HASH_KEY_FILE", HASH_KEY_FILE);
+            }
+            if (!p.dropFields.isEmpty()) {
+                EngineWorkload.add(env, "VIGIL_OUTBOX_PERSONAL_DATA_DROP_FIELDS", String.join(",", p.dropFields));
+            }
+        }
+    }
+
+    /**
+     * Quarkus's TLS settings of the data port as system properties (appended to JAVA_TOOL_OPTIONS): a
+     * named TLS configuration ({@code quarkus.tls.data.*}) cannot be set through environment variables.
+     * HTTPS on the data port's number; plain HTTP is disabled (not bound), its port moved aside.
+     */
+    static String systemProperties(FraudEngine fe) {
+        AuthSpec a = fe.getSpec().auth;
+        if (a == null || !a.data.mutualTls) {
+            return "";
+        }
+        return " -Dquarkus.tls.data.key-store.pem.0.cert=" + TLS_DIR + "/server/tls.crt"
+                + " -Dquarkus.tls.data.key-store.pem.0.key=" + TLS_DIR + "/server/tls.key"
+                + " -Dquarkus.tls.data.trust-store.pem.certs=" + TLS_DIR + "/client-ca/ca.crt"
+                + " -Dquarkus.tls.data.reload-period=1m"
+                + " -Dquarkus.http.tls-configuration-name=data"
+                + " -Dquarkus.http.insecure-requests=disabled"
+                + " -Dquarkus.http.ssl-port=" + EngineWorkload.DATA_PORT
+                + " -Dquarkus.http.port=" + PLAIN_PORT_WITH_TLS;
+    }
+
+    /** The referenced Secrets as volumes of the engine pod. */
+    static List<Volume> volumes(FraudEngine fe) {
+        List<Volume> out = new ArrayList<>();
+        AuthSpec a = fe.getSpec().auth;
+        if (a != null) {
+            if ((a.data.jwt || a.management.jwt) && a.jwt.jwksSecretRef != null) {
+                out.add(secretVolume("auth-jwks", a.jwt.jwksSecretRef, "jwks.json"));
+            }
+            if (a.management.jwt && a.management.metricsTokenSecretRef != null) {
+                out.add(secretVolume("auth-metrics-token", a.management.metricsTokenSecretRef, "token"));
+            }
+            if (a.data.mutualTls) {
+                out.add(new VolumeBuilder().withName("tls-server").withNewSecret().withSecretName(a.tls.secretName)
+                        .withItems(new KeyToPathBuilder().withKey("tls.crt").withPath("tls.crt").build(),
+                                new KeyToPathBuilder().withKey("tls.key").withPath("tls.key").build())
+                        .withDefaultMode(0444).endSecret().build());
+                out.add(secretVolume("tls-client-ca", a.tls.clientCaSecretRef, "ca.crt"));
+            }
+        }
+        PersonalDataSpec p = fe.getSpec().personalData;
+        if (p != null && !p.hashFields.isEmpty() && p.hashKeySecretRef != null) {
+            out.add(secretVolume("personal-data-key", p.hashKeySecretRef, "key"));
+        }
+        return out;
+    }
+
+    /** Where each of {@link #volumes} is mounted in the engine container. */
+    static List<VolumeMount> mounts(FraudEngine fe) {
+        List<VolumeMount> out = new ArrayList<>();
+        for (Volume v : volumes(fe)) {
+            String path = switch (v.getName()) {
+                case "auth-jwks" -> AUTH_DIR + "/jwks";
+                case "auth-metrics-token" -> AUTH_DIR + "/metrics";
+                case "tls-server" -> TLS_DIR + "/server";
+                case "tls-client-ca" -> TLS_DIR + "/client-ca";
+                default -> "/etc/vigil/personal-data";
+            };
+            out.add(new VolumeMountBuilder().withName(v.getName()).withMountPath(path).withReadOnly(true).build());
+        }
+        return out;
+    }
+
+    private static Volume secretVolume(String name, SecretKeyRef ref, String path) {
+        return new VolumeBuilder().withName(name).withNewSecret().withSecretName(ref.name)
+                .withItems(new KeyToPathBuilder().withKey(ref.key).withPath(path).build())
+                .withDefaultMode(0444).endSecret().build();
+    }
+}

@@ -38,14 +38,7 @@ class VelocityFaultsTest {
 
     @BeforeEach
     void redisUpAndBreakerClosed() {
-        RedisServer redis = RedisResource.server();
-        if (redis.isFrozen()) {
-            redis.thaw();
-        }
-        if (!redis.isRunning()) {
-            redis.restart();
-        }
-        awaitNormal();
+        VelocityHttp.redisUpAndNormal();
     }
 
     @Test

@@ -32,51 +32,63 @@ final class VelocityHttp {
     }
 
     static Answer auth(String transactionId, String card, String device, double amount) {
-        String body = String.format(Locale.ROOT,
+        HttpResponse<String> response = post(dataUrl() + "/v1/evaluate/auth", transaction(transactionId, card, device, amount));
+        try {
+            JsonNode json = JSON.readTree(response.body());
+            return new Answer(response.statusCode(), text(json, "decision"), text(json, "engine_mode"),
+                    text(json, "engine_error_code"), text(json, "rule_id"), text(json, "reason_code"), json);
+        } catch (IOException e) {
+            throw new AssertionError("AUTH answer is not JSON: " + response.body(), e);
+        }
+    }
+
+    /** POST /simulate on the management port with one transaction against the active ruleset: the whole answer. */
+    static JsonNode simulate(String transactionId, String card, String device, double amount) {
+        HttpResponse<String> response = post(managementUrl() + "/simulate",
+                "{\"transaction\":" + transaction(transactionId, card, device, amount) + "}");
+        if (response.statusCode() != 200) {
+            throw new AssertionError("simulate answered " + response.statusCode() + " " + response.body());
+        }
+        try {
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new AssertionError("simulate answer is not JSON: " + response.body(), e);
+        }
+    }
+
+    private static String transaction(String transactionId, String card, String device, double amount) {
+        return String.format(Locale.ROOT,
                 "{\"transaction_id\":\"%s\",\"card_hash\":\"%s\",\"device_id\":\"%s\",\"amount\":%s,"
                         + "\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}",
                 transactionId, card, device, amount);
-        HttpRequest request = HttpRequest.newBuilder(URI.create(dataUrl() + "/v1/evaluate/auth"))
+    }
+
+    private static HttpResponse<String> post(String url, String body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
                 .timeout(GUARD)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
         try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            JsonNode json = JSON.readTree(response.body());
-            return new Answer(response.statusCode(), text(json, "decision"), text(json, "engine_mode"),
-                    text(json, "engine_error_code"), text(json, "rule_id"), text(json, "reason_code"), json);
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new AssertionError("AUTH call failed", e);
+            throw new AssertionError("POST " + url + " failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
         }
     }
 
-    /** POST /simulate on the management port with one transaction against the active ruleset: the whole answer. */
-    static JsonNode simulate(String transactionId, String card, String device, double amount) {
-        String body = String.format(Locale.ROOT,
-                "{\"transaction\":{\"transaction_id\":\"%s\",\"card_hash\":\"%s\",\"device_id\":\"%s\",\"amount\":%s,"
-                        + "\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}}",
-                transactionId, card, device, amount);
-        HttpRequest request = HttpRequest.newBuilder(URI.create(managementUrl() + "/simulate"))
-                .timeout(GUARD)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new AssertionError("simulate answered " + response.statusCode() + " " + response.body());
-            }
-            return JSON.readTree(response.body());
-        } catch (IOException e) {
-            throw new AssertionError("simulate call failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
+    /** Redis running and not frozen (a test may have left it so), then velocity answering NORMAL again. */
+    static void redisUpAndNormal() {
+        io.vigil.testing.redis.RedisServer redis = RedisResource.server();
+        if (redis.isFrozen()) {
+            redis.thaw();
         }
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+        awaitNormal();
     }
 
     private static final java.util.concurrent.atomic.AtomicLong PROBES = new java.util.concurrent.atomic.AtomicLong();

@@ -33,14 +33,7 @@ class VelocityInFlightTest {
 
     @BeforeEach
     void redisUp() {
-        RedisServer redis = RedisResource.server();
-        if (redis.isFrozen()) {
-            redis.thaw();
-        }
-        if (!redis.isRunning()) {
-            redis.restart();
-        }
-        awaitNormal();
+        VelocityHttp.redisUpAndNormal();
         awaitNoneInFlight();
     }
 

@@ -113,18 +113,22 @@ public class DecisionPath {
                          long receivedAtMillis, long parseNanos, Reply reply) {
         Request req = new Request(type, txn, callerDecision, startNanos, receivedAtMillis, parseNanos, reply);
         if (inFlight.incrementAndGet() > settings.maxInFlight) {
-            inFlight.decrementAndGet();
-            req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
+            shed(req);
             return;
         }
         if (!sink.reserve()) {
             // no room left in the outbox for this decision's event: shed before deciding, never decide and drop
-            inFlight.decrementAndGet();
             metrics.shedForOutbox(type);
-            req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
+            shed(req);
             return;
         }
         req.run();
+    }
+
+    /** Answers an admitted-then-refused request with the shed decision, before any rule ran. */
+    private void shed(Request req) {
+        inFlight.decrementAndGet();
+        req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
     }
 
     /**

@@ -61,8 +61,14 @@ for s in "${sets[@]}"; do
     done
     log "installed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
   else
+    # The API server's CRD finalizer deletes every object of the kind first, and its own wait for
+    # that gives up after 60 s and starts over (seen once on a fresh CI cluster): allow two rounds,
+    # and say what the CRD reports if even that is not enough.
     # shellcheck disable=SC2086
-    kubectl_ delete --ignore-not-found --wait --timeout 60s $names >/dev/null
+    if ! kubectl_ delete --ignore-not-found --wait --timeout 150s $names >/dev/null; then
+      kubectl_ get $names -o jsonpath='{range .items[*]}{.metadata.name}: {.status.conditions}{"\n"}{end}' >&2 || true
+      die "$s CRDs not removed within 150 s"
+    fi
     log "removed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
   fi
 done

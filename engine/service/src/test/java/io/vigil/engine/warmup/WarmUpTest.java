@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Ready means warm: the engine reports ready only after its synthetic decisions ran through the real
  * path against a real Redis, and they leave no trace: no velocity key, no decision event (the outbox is
- * on, on the same Redis), no answer in the metrics. The first real decision after that is NORMAL.
+ * on, on the same Redis), no answer in the metrics. The first real decisions after that are NORMAL and
+ * counted: a sequence on one card declines from the rule's threshold on, not one later.
  */
 @QuarkusTest
 @TestProfile(WarmUpTest.Profile.class)
@@ -88,11 +89,21 @@ class WarmUpTest {
         assertThat(sum(metrics, "vigil_evaluate_seconds_count")).as("no answer recorded").isZero();
         assertThat(sum(metrics, "vigil_outbox_offered_total")).as("no decision event").isZero();
 
-        String body = "{\"transaction_id\":\"first\",\"card_hash\":\"c-first\",\"device_id\":\"d-first\",\"amount\":5,"
-                + "\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}";
-        String mode = given().contentType(ContentType.JSON).body(body).when().post("/v1/evaluate/auth")
-                .then().statusCode(200).extract().jsonPath().getString("engine_mode");
-        assertThat(mode).as("the first decision of a warm engine").isEqualTo("NORMAL");
+        // The old engine's one-card check (15 transactions, one card): a fresh engine must count the
+        // first one too, so the 5-minute count rule (threshold 3) declines from the 3rd, every answer NORMAL.
+        // A DEGRADED first decision would go uncounted and move the first decline one transaction later.
+        for (int i = 1; i <= 15; i++) {
+            String body = "{\"transaction_id\":\"first-" + i + "\",\"card_hash\":\"c-first\",\"device_id\":\"d-first\","
+                    + "\"amount\":5,\"currency\":\"EUR\",\"merchant_id\":\"m-1\",\"card_present\":false,\"country_code\":\"DE\"}";
+            var answer = given().contentType(ContentType.JSON).body(body).when().post("/v1/evaluate/auth")
+                    .then().statusCode(200).extract().jsonPath();
+            String seen = "transaction " + i + ": " + answer.prettify();
+            assertThat(answer.getString("engine_mode")).as(seen).isEqualTo("NORMAL");
+            assertThat(answer.getString("decision")).as(seen).isEqualTo(i < 3 ? "APPROVE" : "DECLINE");
+            if (i >= 3) {
+                assertThat(answer.getString("rule_id")).as(seen).isEqualTo("card-5m-count");
+            }
+        }
     }
 
     static double sum(String metrics, String name) {

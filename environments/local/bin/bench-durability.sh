@@ -33,8 +33,9 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 REDIS_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK" --appendonly yes --appendfsync everysec \
-  --save "" --maxmemory-policy noeviction --daemonize no --logfile "$WORK/redis.log" &
+# make run's settings (AOF, noeviction): environments/local/test-support/.../redis/redis.conf
+redis-server "$ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf" \
+  --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK" --daemonize no --logfile "$WORK/redis.log" &
 PIDS+=($!)
 for i in $(seq 1 50); do redis-cli -p "$REDIS_PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
 

@@ -10,6 +10,9 @@ REDIS_PORT="${VIGIL_REDIS_PORT:-16379}"
 REDIS_DIR="${VIGIL_REDIS_DIR:-$VIGIL_ROOT/.local/run/redis}"
 REDIS_PIDFILE="$REDIS_DIR/redis-server.pid"
 REDIS_LOG="${VIGIL_REDIS_LOG:-$VIGIL_ROOT/.local/logs/redis.log}"
+# The settings shared with the tests' RedisServer and the bench scripts (one home; this script adds
+# port, addresses, directory, log and pid file).
+REDIS_SETTINGS="$VIGIL_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf"
 
 . "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 
@@ -31,13 +34,9 @@ start_redis() {
   local pod_host
   pod_host=$(pod_reachable_host)
   echo "==> starting redis-server on 127.0.0.1${pod_host:+ and $pod_host}:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)"
-  # noeviction: an evicted velocity window would under-count silently, an evicted stream entry would
-  # lose a decision event; a full Redis fails loudly instead (DEGRADED answers, counted).
   # shellcheck disable=SC2086  # pod_host: one word or none
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 $pod_host --protected-mode no \
-    --dir "$REDIS_DIR" --appendonly yes --appendfsync everysec --save "" \
-    --maxmemory-policy noeviction \
-    --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"
+  redis-server "$REDIS_SETTINGS" --port "$REDIS_PORT" --bind 127.0.0.1 $pod_host \
+    --dir "$REDIS_DIR" --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"
   local i
   for i in $(seq 1 100); do
     if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null | grep -q PONG; then

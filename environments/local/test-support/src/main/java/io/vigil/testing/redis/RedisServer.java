@@ -6,7 +6,9 @@ import io.vigil.testing.ServerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,18 +110,17 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void launch(String binary) {
-        List<String> cmd = new ArrayList<>(List.of(binary,
+        List<String> cmd = new ArrayList<>(List.of(binary, settingsFile().toString(),
                 "--port", Integer.toString(port),
                 "--bind", HOST));
         if (options.podHost != null) {
             cmd.add(options.podHost);
         }
         cmd.addAll(List.of(
-                "--protected-mode", "no",
                 "--daemonize", "no",
                 "--dir", dir.toString(),
                 "--logfile", logFile().toString(),
-                "--save", "",
+                // Most tests need no AOF (faster, nothing to reload); the durability tests ask for it.
                 "--appendonly", options.appendOnly ? "yes" : "no"));
         if (options.cluster) {
             cmd.addAll(List.of("--cluster-enabled", "yes",
@@ -134,6 +135,23 @@ public final class RedisServer implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("stdout.txt").toFile()));
         process.awaitReady("answer PING", options.startTimeout, 20, this::ping);
+    }
+
+    /** Where make run's settings live: read by environments/local/bin/redis-lib.sh too. */
+    public static final String SETTINGS_RESOURCE = "io/vigil/testing/redis/redis.conf";
+
+    /** The shared settings ({@link #SETTINGS_RESOURCE}) copied into this server's directory for redis-server to read. */
+    private Path settingsFile() {
+        Path file = dir.resolve("redis.conf");
+        try (var in = RedisServer.class.getClassLoader().getResourceAsStream(SETTINGS_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(SETTINGS_RESOURCE + " is missing from the classpath");
+            }
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
     }
 
     public String host() {

@@ -2,11 +2,67 @@ package io.vigil.testing.redis;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class RedisServerTest {
+
+    /**
+     * One home for the settings: the tests' servers run with every setting of the shared file (the AOF
+     * one only when asked for), and make run's redis-lib.sh passes the very same file.
+     */
+    @Test
+    void serversRunWithTheSharedSettingsThatMakeRunReadsToo() throws IOException {
+        Map<String, String> settings = sharedSettings();
+        assertThat(settings).containsKeys("maxmemory-policy", "appendonly", "appendfsync", "save");
+        try (RedisServer durable = RedisServer.builder().appendOnly(true).start();
+             RedisServer plain = RedisServer.start()) {
+            settings.forEach((key, value) -> {
+                assertThat(durable.command("CONFIG", "GET", key)).as(key).isEqualTo(List.of(key, value));
+                String plainValue = key.equals("appendonly") ? "no" : value;
+                assertThat(plain.command("CONFIG", "GET", key)).as(key).isEqualTo(List.of(key, plainValue));
+            });
+        }
+
+        Path redisLib = repositoryRoot().resolve("environments/local/bin/redis-lib.sh");
+        assertThat(Files.readString(redisLib))
+                .contains("REDIS_SETTINGS=\"$VIGIL_ROOT/environments/local/test-support/src/main/resources/"
+                        + RedisServer.SETTINGS_RESOURCE + "\"")
+                .contains("redis-server \"$REDIS_SETTINGS\"");
+    }
+
+    private static Map<String, String> sharedSettings() throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(RedisServer.SETTINGS_RESOURCE)) {
+            assertThat(in).as(RedisServer.SETTINGS_RESOURCE).isNotNull();
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                line = line.strip();
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] parts = line.split("\\s+", 2);
+                settings.put(parts[0], parts[1].replace("\"", ""));
+            }
+        }
+        return settings;
+    }
+
+    private static Path repositoryRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("environments/local/bin/redis-lib.sh"))) {
+                return dir;
+            }
+        }
+        throw new AssertionError("no repository root above " + Path.of("").toAbsolutePath());
+    }
 
     @Test
     void startsAnswersFreezesThawsStopsAndRestartsOnTheSamePort() {

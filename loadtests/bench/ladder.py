@@ -201,7 +201,7 @@ def _codes(row):
 
 def markdown(s):
     m, rows = s["meta"], s["steps"]
-    out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('profile', '')} profile)", "",
+    out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('kind', 'AUTH')}, {m.get('profile', '')} profile)", "",
            f"Commit {m.get('commit', '?')}; {m.get('cpus', '?')} CPUs; load average before {m.get('loadavg_before', '?')}, "
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
            f"engine JVM `{m.get('engine_java_opts', '?')}`.",

@@ -10,6 +10,8 @@
 #
 #   environments/local/bin/bench-ladder.sh                      # full: 20 s per step, 30 s warm-up (~3 min)
 #   BENCH_PROFILE=quick environments/local/bin/bench-ladder.sh  # 6 s per step, 10 s warm-up (~1 min)
+#   BENCH_LADDER_KIND=monitoring ...   POST /v1/evaluate/monitoring (CARD_MONITORING, all matching rules)
+#                                      with the caller's decision in each body, instead of AUTH
 # Settings: BENCH_LADDER_STEPS (1000,2000,4000,6000,8000,10000), BENCH_LADDER_STEP, BENCH_LADDER_GAP (settle
 # after each step, counted in the CPU window), BENCH_LADDER_WARM, BENCH_LADDER_CONNS (128), BENCH_POOL (bodies,
 # 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
@@ -29,19 +31,20 @@ case "$PROFILE" in
   *) echo "BENCH_PROFILE must be quick or full, was '$PROFILE'" >&2; exit 2 ;;
 esac
 STEPS=${BENCH_LADDER_STEPS:-1000,2000,4000,6000,8000,10000}
+KIND=${BENCH_LADDER_KIND:-auth}
+case "$KIND" in auth|monitoring) ;; *) echo "BENCH_LADDER_KIND must be auth or monitoring, was '$KIND'" >&2; exit 2 ;; esac
+URL=http://127.0.0.1:8081/v1/evaluate/$KIND
 CONNS=${BENCH_LADDER_CONNS:-128}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=${BENCH_OUT:-loadtests/results/$STAMP-ladder-$PROFILE}
+OUT=${BENCH_OUT:-loadtests/results/$STAMP-ladder-$PROFILE${KIND/auth/}}
 ENGINE_READY=http://127.0.0.1:9081/q/health/ready
 mkdir -p "$OUT" .local/logs
 T0=$SECONDS
 log() { printf '==> [ladder %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
 
-for lib in "$BIN"/*-lib.sh; do
-  case "$lib" in *cluster-lib.sh) continue ;; esac
-  # shellcheck disable=SC1090
-  . "$lib"
-done
+# The parts make run starts, as make run knows them (a glob over *-lib.sh also sourced the cluster's
+# and the real node's libraries, which need the cluster's settings).
+. "$BIN/platform-lib.sh"
 has() { declare -F "$1" >/dev/null; }
 listener_pid() {
   { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true
@@ -121,19 +124,19 @@ ENGINE_OPTS=$(tr '\0' ' ' < "/proc/$ENGINE_PID/cmdline" | sed 's/ -jar .*//; s/^
 
 POOL="$OUT/.pool.txt"
 log "request bodies: ${BENCH_POOL:-100000} from the traffic generator (loadtests/wrk/pool.js)"
-node loadtests/wrk/pool.js "${BENCH_POOL:-100000}" "$POOL" auth | sed 's/^/    /'
+node loadtests/wrk/pool.js "${BENCH_POOL:-100000}" "$POOL" "$KIND" | sed 's/^/    /'
 
-log "warm-up: 1,000/s for $WARM"
-"$GEN" -pool "$POOL" -rate 1000 -duration "$WARM" -conns "$CONNS" -tag "$STAMP-warm" | sed 's/^/    /'
+log "warm-up: 1,000/s for $WARM ($URL)"
+"$GEN" -url "$URL" -pool "$POOL" -rate 1000 -duration "$WARM" -conns "$CONNS" -tag "$STAMP-warm" | sed 's/^/    /'
 
-python3 loadtests/bench/ladder.py run "$OUT" --gen "$GEN" --pool "$POOL" --pids "$OUT/.pids" \
+python3 loadtests/bench/ladder.py run "$OUT" --gen "$GEN" --pool "$POOL" --pids "$OUT/.pids" --url "$URL" \
   --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP"
 
 python3 - "$OUT/meta.json" "$PROFILE" "$STAMP" "$(git rev-parse --short HEAD)" "$LOAD_BEFORE" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" <<'EOF'
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" "$KIND" <<'EOF'
 import json, os, sys
-out, profile, stamp, commit, lb, la, step, conns, opts = sys.argv[1:]
-json.dump({"profile": profile, "stamp": stamp, "commit": commit, "cpus": os.cpu_count(), "loadavg_before": lb,
+out, profile, stamp, commit, lb, la, step, conns, opts, kind = sys.argv[1:]
+json.dump({"profile": profile, "kind": kind.upper(), "stamp": stamp, "commit": commit, "cpus": os.cpu_count(), "loadavg_before": lb,
            "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip()},
           open(out, "w"), indent=2)
 EOF

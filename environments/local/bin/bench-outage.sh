@@ -19,11 +19,9 @@ OUT=loadtests/results/$STAMP-outage
 mkdir -p "$OUT"
 T0=$SECONDS
 log() { printf '==> [outage %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
-for lib in "$BIN"/*-lib.sh; do
-  case "$lib" in *cluster-lib.sh) continue ;; esac
-  # shellcheck disable=SC1090
-  . "$lib"
-done
+# The parts make run starts, as make run knows them (a glob over *-lib.sh also sourced the cluster's
+# and the real node's libraries, which need the cluster's settings).
+. "$BIN/platform-lib.sh"
 listener_pid() { { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true; }
 for port in 8081 16379; do
   if [ -n "$(listener_pid $port)" ]; then

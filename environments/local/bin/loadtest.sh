@@ -55,11 +55,9 @@ log() { printf '==> [loadtest %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
 # ---- the platform --------------------------------------------------------------------------------
 # The local environment's component functions (start_redis, start_kafka, start_relay, start_engine,
 # stop_*), when present; anything missing is skipped or replaced below.
-for lib in "$BIN"/*-lib.sh; do
-  case "$lib" in *cluster-lib.sh) continue ;; esac
-  # shellcheck disable=SC1090
-  . "$lib"
-done
+# The parts make run starts, as make run knows them (a glob over *-lib.sh also sourced the cluster's
+# and the real node's libraries, which need the cluster's settings).
+. "$BIN/platform-lib.sh"
 has() { declare -F "$1" >/dev/null; }
 
 # pid of the process listening on a loopback port (works whoever started it).

@@ -5,6 +5,7 @@
 # fresh machine first builds kube-apiserver and friends from Go modules, which takes minutes).
 KUBE_LIB_BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KUBE_LIB_ROOT="$(cd "$KUBE_LIB_BIN/../../.." && pwd)"
+. "$KUBE_LIB_BIN/process-lib.sh"
 
 start_kube() {
   [ "${VIGIL_RUN_KUBE:-1}" = 0 ] && { echo "==> local Kubernetes skipped (VIGIL_RUN_KUBE=0)"; return 0; }
@@ -29,17 +30,8 @@ TXT
 }
 
 stop_kube() {
-  local pidfile="$KUBE_LIB_ROOT/.local/operator/operator.pid" pid
-  if [ -f "$pidfile" ]; then
-    pid=$(cat "$pidfile")
-    if kill -0 "$pid" 2>/dev/null && grep -q "vigil-operator" "/proc/$pid/cmdline" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      kill -9 "$pid" 2>/dev/null || true
-      echo "==> operator stopped (pid $pid)"
-    fi
-    rm -f "$pidfile"
-  fi
+  # The operator operator-run.sh --background started (its pid file; the one stop of process-lib.sh).
+  stop_background operator "$KUBE_LIB_ROOT/.local/operator/operator.pid" vigil-operator 10
   if [ -f "$KUBE_LIB_ROOT/.local/cluster/kubeconfig" ]; then
     "$KUBE_LIB_BIN/cluster-down.sh" || true
   fi

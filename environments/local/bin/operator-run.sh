@@ -11,6 +11,9 @@ cd "$ROOT"
 KUBECONFIG_FILE="$ROOT/.local/cluster/kubeconfig"
 STATE="$ROOT/.local/operator"
 JAR="$ROOT/operator/controller/target/vigil-operator-0.1.0-SNAPSHOT-runner.jar"
+OPERATOR_PIDFILE="$STATE/operator.pid"
+# The operator this script started in the background, if it still runs (stop: kube-lib.sh's stop_kube).
+operator_pid() { recorded_pid "$OPERATOR_PIDFILE" vigil-operator; }
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 
 [ -f "$KUBECONFIG_FILE" ] || { echo "operator-run: no local cluster (.local/cluster/kubeconfig): run make cluster-up" >&2; exit 1; }
@@ -65,12 +68,14 @@ else
 fi
 OPTS=(-Xmx256m -XX:+UseSerialGC -Dquarkus.http.port="${VIGIL_OPERATOR_HTTP_PORT:-9191}")
 if [ "${1:-}" = "--background" ]; then
-  if [ -f "$STATE/operator.pid" ] && kill -0 "$(cat "$STATE/operator.pid")" 2>/dev/null; then
-    echo "operator-run: already running (pid $(cat "$STATE/operator.pid"))"; exit 0
+  . "$ROOT/environments/local/bin/process-lib.sh"
+  if pid=$(operator_pid); then
+    echo "operator-run: already running (pid $pid)"; exit 0
   fi
-  nohup "$JAVA_HOME/bin/java" "${OPTS[@]}" -jar "$JAR" >"$STATE/operator.log" 2>&1 &
-  echo $! >"$STATE/operator.pid"
-  echo "operator-run: started (pid $!, log $STATE/operator.log)"
+  operator_live() { curl -fs -o /dev/null "http://127.0.0.1:${VIGIL_OPERATOR_HTTP_PORT:-9191}/q/health/live"; }
+  start_background operator "$OPERATOR_PIDFILE" "$STATE/operator.log" 120 operator_live -- \
+    "$JAVA_HOME/bin/java" "${OPTS[@]}" -jar "$JAR"
+  echo "operator-run: started (pid $(cat "$OPERATOR_PIDFILE"), log $STATE/operator.log)"
 else
   exec "$JAVA_HOME/bin/java" "${OPTS[@]}" -jar "$JAR"
 fi

@@ -8,14 +8,18 @@
 # run.sh and stop.sh source it and call start_prometheus / stop_prometheus (the *-lib.sh pattern).
 set -euo pipefail
 PROM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+. "$PROM_ROOT/environments/local/bin/process-lib.sh"
 PROM_DIR="$PROM_ROOT/.local/prometheus"
 PROM_PORT="${VIGIL_PROMETHEUS_PORT:-19090}"
 ENGINE_MANAGEMENT="${VIGIL_ENGINE_MANAGEMENT_ADDR:-127.0.0.1:9081}"
 RELAY_MANAGEMENT="${VIGIL_RELAY_MANAGEMENT_ADDR:-127.0.0.1:9091}"
 
-prometheus_running() {
-  [ -f "$PROM_DIR/prometheus.pid" ] && kill -0 "$(cat "$PROM_DIR/prometheus.pid")" 2>/dev/null
-}
+PROM_PIDFILE="$PROM_DIR/prometheus.pid"
+PROM_LOG="$PROM_DIR/prometheus.log"
+
+# The recorded pid, if that process lives and is a Prometheus (a reused pid does not count).
+prometheus_running() { recorded_pid "$PROM_PIDFILE" "--storage.tsdb.path" >/dev/null; }
+prometheus_ready() { curl -fsS "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1; }
 
 start_prometheus() {
   if prometheus_running; then
@@ -49,35 +53,18 @@ scrape_configs:
       - targets: ["$RELAY_MANAGEMENT"]
         labels: {namespace: local}
 YAML
-  (cd "$PROM_DIR" && {
-    nohup "$bin" --config.file=prometheus.yml --storage.tsdb.path=data \
-      --storage.tsdb.retention.time=15d --web.listen-address="127.0.0.1:$PROM_PORT" \
-      --web.enable-lifecycle > prometheus.log 2>&1 &
-    echo $! > prometheus.pid
-  })
-  local i
-  for i in $(seq 1 60); do
-    if curl -fsS "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1; then
-      echo "prometheus: http://127.0.0.1:$PROM_PORT (rules: $PROM_DIR/vigil-slo.rules.yaml, log: $PROM_DIR/prometheus.log)"
-      return 0
-    fi
-    prometheus_running || { echo "prometheus exited; log:" >&2; tail -20 "$PROM_DIR/prometheus.log" >&2; return 1; }
-    sleep 0.5
-  done
-  echo "prometheus did not become ready in 30 s; log: $PROM_DIR/prometheus.log" >&2
-  return 1
+  start_background prometheus "$PROM_PIDFILE" "$PROM_LOG" 30 prometheus_ready -- \
+    "$bin" --config.file="$PROM_DIR/prometheus.yml" --storage.tsdb.path="$PROM_DIR/data" \
+    --storage.tsdb.retention.time=15d --web.listen-address="127.0.0.1:$PROM_PORT" --web.enable-lifecycle || return 1
+  echo "prometheus: http://127.0.0.1:$PROM_PORT (rules: $PROM_DIR/vigil-slo.rules.yaml, log: $PROM_LOG)"
 }
 
 stop_prometheus() {
   if prometheus_running; then
-    local pid
-    pid=$(cat "$PROM_DIR/prometheus.pid")
-    kill "$pid"
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
-    echo "prometheus: stopped (data kept in $PROM_DIR/data for make slo-report)"
+    stop_background prometheus "$PROM_PIDFILE" "--storage.tsdb.path" 10
+    echo "    data kept in $PROM_DIR/data for make slo-report"
   fi
-  rm -f "$PROM_DIR/prometheus.pid"
+  rm -f "$PROM_PIDFILE"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

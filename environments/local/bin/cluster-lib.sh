@@ -7,7 +7,9 @@ BIN="$ROOT/environments/local/bin"
 # shellcheck source=versions.sh
 . "$BIN/versions.sh"
 
-CLUSTER_DIR="${VIGIL_CLUSTER_DIR:-$ROOT/.local/cluster}"
+# One spelling per cluster (a/b/../.. and a symlinked path name the same cluster): the real node's owner
+# file compares it as a string.
+CLUSTER_DIR="$(realpath -m "${VIGIL_CLUSTER_DIR:-$ROOT/.local/cluster}")"
 PKI="$CLUSTER_DIR/pki"
 LOGS="$CLUSTER_DIR/logs"
 PIDS="$CLUSTER_DIR/pids"

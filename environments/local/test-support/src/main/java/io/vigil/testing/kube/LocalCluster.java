@@ -223,7 +223,9 @@ public final class LocalCluster {
     static Path repositoryRoot() {
         String configured = System.getProperty("vigil.repo.root");
         if (configured != null && !configured.isBlank()) {
-            return Path.of(configured).toAbsolutePath();
+            // normalize(): the poms pass ${project.basedir}/../..; scripts compare the cluster directory
+            // as a string (the real node's owner), so one cluster must have one spelling.
+            return Path.of(configured).toAbsolutePath().normalize();
         }
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("environments/local/bin/cluster-up.sh"))) {
@@ -238,7 +240,7 @@ public final class LocalCluster {
     public static Path clusterDir() {
         String configured = System.getenv("VIGIL_TEST_CLUSTER_DIR");
         return configured != null && !configured.isBlank()
-                ? Path.of(configured).toAbsolutePath()
+                ? Path.of(configured).toAbsolutePath().normalize()
                 : repositoryRoot().resolve(".local/test-cluster");
     }
 

@@ -53,7 +53,8 @@ import org.junit.jupiter.api.TestInstance;
 class RealNodeEngineTest {
 
     static final String TOPIC = "fraud.card.decisions.v1";
-    static final Duration POD_START = Duration.ofMinutes(6);
+    /** Longest wait for one step (image import and JVM start on a busy machine take a minute or two). */
+    static final Duration POD_START = Duration.ofMinutes(4);
     static final ObjectMapper JSON = new ObjectMapper();
 
     private final KubernetesClient client;
@@ -302,17 +303,56 @@ class RealNodeEngineTest {
         await(what, condition, () -> "");
     }
 
+    /**
+     * Waits up to {@link #POD_START}, saying every 30 s what it waits for. It fails at once when the
+     * operator exited or gave up on the FraudEngine (an uncaught reconcile error: nothing would change
+     * until the next event), and its message holds what explains a wait that fails: the FraudEngine's
+     * status, the pods, the namespace's events and the operator log's tail.
+     */
     void await(String what, java.util.function.BooleanSupplier condition, Supplier<String> detail) throws Exception {
-        long deadline = System.nanoTime() + POD_START.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + POD_START.toNanos();
+        long nextProgress = start + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             if (condition.getAsBoolean()) {
                 return;
             }
-            assertThat(operator.isAlive()).as("operator process exited; log:\n" + ChartsOnClusterTest.tail(operatorLog)).isTrue();
+            if (!operator.isAlive()) {
+                throw new AssertionError("operator process exited while waiting for " + what + diagnostics());
+            }
+            String gaveUp = operatorGaveUp();
+            if (gaveUp != null) {
+                throw new AssertionError("the operator gave up reconciling (" + gaveUp + ") while waiting for " + what + diagnostics());
+            }
+            if (System.nanoTime() > nextProgress) {
+                System.err.printf("[real-node] %ds: still waiting for %s (%s)%n",
+                        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), what, detail.get());
+                nextProgress += TimeUnit.SECONDS.toNanos(30);
+            }
             Thread.sleep(1000);
         }
-        throw new AssertionError("timed out waiting for " + what + " (" + detail.get() + "); pods:\n"
-                + Kube.kubectl(null, "-n", ns, "get", "pods", "-o", "wide").stdout()
-                + "\noperator log tail:\n" + ChartsOnClusterTest.tail(operatorLog));
+        throw new AssertionError("timed out after " + POD_START.toSeconds() + " s waiting for " + what + " (" + detail.get() + ")" + diagnostics());
+    }
+
+    /** The operator log's "Exhausted retries" line for a FraudEngine of this namespace, or null. */
+    String operatorGaveUp() throws Exception {
+        return Files.readAllLines(operatorLog).stream()
+                .filter(l -> l.contains("Exhausted retries") && l.contains("namespace='" + ns + "'"))
+                .findFirst().orElse(null);
+    }
+
+    String diagnostics() throws Exception {
+        return "\nFraudEngines:\n" + Kube.kubectl(null, "-n", ns, "get", "fraudengines", "-o",
+                        "custom-columns=NAME:.metadata.name,CONDITIONS:.status.conditions[*].type,STATUS:.status.conditions[*].status,REASONS:.status.conditions[*].reason").stdout()
+                + "\npods:\n" + Kube.kubectl(null, "-n", ns, "get", "pods", "-o", "wide").stdout()
+                + "\nevents:\n" + tail(Kube.kubectl(null, "-n", ns, "get", "events", "--sort-by=.lastTimestamp").stdout(), 30)
+                + "\noperator log (errors):\n" + tail(String.join("\n", Files.readAllLines(operatorLog).stream()
+                        .filter(l -> l.contains(" ERROR ") || l.startsWith("Caused by")).toList()), 10)
+                + "\noperator log tail:\n" + ChartsOnClusterTest.tail(operatorLog);
+    }
+
+    static String tail(String text, int lines) {
+        List<String> all = text.lines().toList();
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 }

@@ -89,8 +89,17 @@ class FraudEngineClusterTest {
     }
 
     static void startOperator() {
+        startOperator(client, false);
+    }
+
+    /**
+     * @param ownClient whether the operator has a client of its own (closed when it stops), as an
+     *     operator process has: fabric8 remembers every kind its client discovered, so an operator on the
+     *     tests' shared client would not see a kind that has gone.
+     */
+    static void startOperator(KubernetesClient operatorClient, boolean ownClient) {
         OptionalCrds.forget();
-        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
+        operator = new Operator(o -> o.withKubernetesClient(operatorClient).withCloseClientOnStop(ownClient));
         operator.register(new FraudRulesetReconciler(), o -> o.settingNamespace(ns));
         operator.register(new FraudEngineReconciler(meters), o -> o.settingNamespace(ns));
         operator.start();
@@ -385,7 +394,8 @@ class FraudEngineClusterTest {
         operator.stop();
         LocalCluster.uninstallCrds("keda");
         try {
-            startOperator();
+            // A client that has never seen KEDA's kinds: the operator process started on a cluster without them.
+            startOperator(LocalCluster.newClient(), true);
             client.resource(engine("nokeda", 1, "")).create();
             FraudEngine fe = awaitCondition("nokeda", "Degraded", "True");
             assertThat(condition(fe, "Degraded").getReason()).isEqualTo("KedaNotInstalled");

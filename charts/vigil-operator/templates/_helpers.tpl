@@ -50,14 +50,19 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [vigil.io]
   resources: [fraudengines/finalizers, fraudrulesets/finalizers, fraudloadtests/finalizers]
   verbs: [update]
-# Owned objects (server-side apply; garbage-collected through owner references). No secrets: the
-# engine and relay get them by reference (secretKeyRef/envFrom), the operator never reads them.
+# Owned objects (server-side apply; garbage-collected through owner references).
 - apiGroups: [""]
   resources: [configmaps, services, serviceaccounts]
   verbs: [get, list, watch, create, patch, update, delete]
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
+# Secrets, read only: the ones spec.auth and spec.personalData name are checked before an engine pod
+# mounts them (SecretsValid), and watched so a fixed one clears the condition. Never written or copied:
+# the engine and relay get them by reference (volumes, secretKeyRef).
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch]
 - apiGroups: [apps]
   resources: [deployments]
   verbs: [get, list, watch, create, patch, update, delete]

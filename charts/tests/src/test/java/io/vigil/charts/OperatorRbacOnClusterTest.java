@@ -145,7 +145,9 @@ class OperatorRbacOnClusterTest {
     void andNothingBeyondIt() {
         for (String sa : List.of(clusterWide, namespaced)) {
             List<Permission> forbidden = List.of(
-                    new Permission("", "secrets", "get", null), new Permission("", "secrets", "list", null),
+                    // Secrets are read (SecretsValid), never written
+                    new Permission("", "secrets", "create", null), new Permission("", "secrets", "update", null),
+                    new Permission("", "secrets", "patch", null), new Permission("", "secrets", "delete", null),
                     new Permission("", "pods", "create", null), new Permission("", "pods/exec", "create", null),
                     new Permission("apiextensions.k8s.io", "customresourcedefinitions", "list", null),
                     new Permission("apiextensions.k8s.io", "customresourcedefinitions", "watch", null),
@@ -159,6 +161,7 @@ class OperatorRbacOnClusterTest {
         // Namespace-scoped: nothing at all outside the watched namespace.
         assertThat(allowed(namespaced, new Permission("apps", "deployments", "list", null), "default")).isFalse();
         assertThat(allowed(namespaced, new Permission("vigil.io", "fraudengines", "watch", null), "default")).isFalse();
+        assertThat(allowed(namespaced, new Permission("", "secrets", "list", null), "default")).isFalse();
         assertThat(allowed(clusterWide, new Permission("vigil.io", "fraudengines", "watch", null), "default")).isTrue();
     }
 }

@@ -9,8 +9,15 @@ import java.util.List;
  * @param rulesets what the engine pods get (the requested version, or the last good one when the
  *                 requested one is missing or invalid)
  * @param problems why a requested version is not the one being served; empty when all are
+ * @param secretProblems why a Secret the engine pods would mount is not usable; while there is one, the
+ *                 engine's pods and ruleset ConfigMaps are held as they are (no pod mounts it)
  */
-public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List<RulesetProblem> problems) {
+public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List<RulesetProblem> problems,
+                         List<SecretChecks.SecretProblem> secretProblems) {
+
+    public EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List<RulesetProblem> problems) {
+        this(engine, rulesets, problems, List.of());
+    }
 
     /**
      * @param content       the ruleset file (JSON) as the engine reads it
@@ -28,5 +35,10 @@ public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List
 
     public boolean allRequestedServed() {
         return problems.isEmpty();
+    }
+
+    /** Every Secret the engine pods mount is there and usable: the engine's configuration may be applied. */
+    public boolean secretsUsable() {
+        return secretProblems.isEmpty();
     }
 }

@@ -26,6 +26,11 @@ public final class EnginePlanner {
     }
 
     public static EnginePlan plan(FraudEngine fe, Collection<FraudRuleset> available) {
+        return plan(fe, available, List.of());
+    }
+
+    /** @param secretProblems what {@link SecretChecks} found wrong with the Secrets the engine pods mount */
+    public static EnginePlan plan(FraudEngine fe, Collection<FraudRuleset> available, List<SecretChecks.SecretProblem> secretProblems) {
         List<EnginePlan.PlannedRuleset> planned = new ArrayList<>();
         List<EnginePlan.RulesetProblem> problems = new ArrayList<>();
         for (RulesetRef ref : fe.getSpec().rulesets) {
@@ -47,7 +52,7 @@ public final class EnginePlanner {
             }
             lastGood(fe, ref.key, available).ifPresent(p -> planned.add(p));
         }
-        return new EnginePlan(fe, List.copyOf(planned), List.copyOf(problems));
+        return new EnginePlan(fe, List.copyOf(planned), List.copyOf(problems), List.copyOf(secretProblems));
     }
 
     /** The version this engine served before, if it is still there and still valid. */

@@ -3,6 +3,7 @@ package io.vigil.operator.engine;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -50,6 +51,7 @@ import io.vigil.operator.engine.dependent.RelayScaledObjectDependent;
 import io.vigil.operator.engine.dependent.RelayTriggerAuthenticationDependent;
 import io.vigil.operator.engine.dependent.RulesetConfigMapsDependent;
 import io.vigil.operator.engine.dependent.ServiceMonitorDependent;
+import io.vigil.operator.engine.desired.EngineCallerAuth;
 import io.vigil.operator.engine.desired.OwnedObject;
 import io.vigil.operator.support.OptionalCrds;
 import io.vigil.operator.support.OptionalCrds.Crd;
@@ -128,6 +130,7 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = {"get", "list", "watch"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list", "watch"})
 @RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
+@RBACRule(apiGroups = "", resources = "secrets", verbs = {"get", "list", "watch"})
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get", resourceNames = {
         "scaledobjects.keda.sh", "triggerauthentications.keda.sh",
         "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
@@ -158,7 +161,8 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
      * FraudRulesets are watched so a new, fixed or deleted version reconciles the engines that ask for its
      * key; the StatefulSets redis-operator makes for a managed Redis (it copies the CR's labels onto them)
      * so the store's pod readiness reaches VelocityStoreReady; the engine and relay pods so why they do
-     * not start (image, crash loop) reaches Ready.
+     * not start (image, crash loop) reaches Ready; the Secrets of the namespace (read only) so a Secret that
+     * spec.auth or spec.personalData names, once created or fixed, reconciles the engines that mount it.
      */
     @Override
     public List<EventSource<?, FraudEngine>> prepareEventSources(EventSourceContext<FraudEngine> context) {
@@ -189,8 +193,17 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
                     return instance == null ? Set.of() : Set.of(new ResourceID(instance, pod.getMetadata().getNamespace()));
                 })
                 .build();
+        var secrets = InformerEventSourceConfiguration.from(Secret.class, FraudEngine.class)
+                .withName(Plans.SECRETS_EVENT_SOURCE)
+                .withSecondaryToPrimaryMapper(secret -> context.getPrimaryCache()
+                        .list(secret.getMetadata().getNamespace())
+                        .filter(fe -> fe.getSpec() != null && EngineCallerAuth.secrets(fe).stream()
+                                .anyMatch(m -> m.secret().equals(secret.getMetadata().getName())))
+                        .map(ResourceID::fromResource)
+                        .collect(Collectors.toSet()))
+                .build();
         return List.of(new InformerEventSource<>(config, context), new InformerEventSource<>(redisPods, context),
-                new InformerEventSource<>(workloadPods, context));
+                new InformerEventSource<>(workloadPods, context), new InformerEventSource<>(secrets, context));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.vigil.operator.api.v1alpha1.EngineSpec;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
 import io.vigil.operator.api.v1alpha1.VelocitySpec;
+import io.vigil.operator.engine.desired.EngineCallerAuth;
 import io.vigil.operator.engine.desired.EngineWorkload;
 import io.vigil.operator.engine.desired.KafkaCluster;
 import io.vigil.operator.support.OptionalCrds.Crd;
@@ -26,6 +27,7 @@ public final class StatusAggregator {
 
     public static final String READY = "Ready";
     public static final String RULESETS_VALID = "RulesetsValid";
+    public static final String SECRETS_VALID = "SecretsValid";
     public static final String VELOCITY_STORE_READY = "VelocityStoreReady";
     public static final String DURABILITY_READY = "DurabilityReady";
     public static final String PROGRESSING = "Progressing";
@@ -68,6 +70,7 @@ public final class StatusAggregator {
         List<Condition> c = new ArrayList<>();
         c.add(ready(plan, observed, s, velocity, durability, rolledOut));
         c.add(rulesetsValid(plan, s));
+        c.add(secretsValid(plan));
         c.add(velocity);
         c.add(durability);
         c.add(progressing(engine, s, rolledOut));
@@ -90,6 +93,24 @@ public final class StatusAggregator {
                 : cond(RULESETS_VALID, false, plan.problems().get(0).reason(), plan.problems().stream().map(EnginePlan.RulesetProblem::message)
                         .collect(Collectors.joining("; ")) + (plan.rulesets().isEmpty() ? "" : "; still serving " + s.rulesets));
     }
+
+    /**
+     * SecretsValid: every Secret the engine pods mount (spec.auth, spec.personalData) exists, has the
+     * key and holds what the engine reads. The first problem's reason wins, the message names each.
+     */
+    static Condition secretsValid(EnginePlan plan) {
+        if (plan.secretsUsable()) {
+            var mounted = EngineCallerAuth.secrets(plan.engine()).stream().map(m -> m.secret() + "/" + m.key()).toList();
+            return cond(SECRETS_VALID, true, "AllUsable", mounted.isEmpty()
+                    ? "no Secret is referenced by spec.auth or spec.personalData"
+                    : "every referenced Secret key is there and usable: " + String.join(", ", mounted));
+        }
+        return cond(SECRETS_VALID, false, plan.secretProblems().get(0).reason(), plan.secretProblems().stream()
+                .map(SecretChecks.SecretProblem::message).collect(Collectors.joining("; ")) + "; " + HELD);
+    }
+
+    private static final String HELD = "the engine Deployment and its ruleset ConfigMaps are held as they are until it is fixed"
+            + " (no new engine pod mounts it)";
 
     /** DurabilityReady: the relay runs and Kafka is there. */
     static Condition durabilityReady(FraudEngine fe, Observed observed, FraudEngineStatus s) {
@@ -131,6 +152,10 @@ public final class StatusAggregator {
             degraded.add(observed.failures().size() + " dependent(s) failed to reconcile: "
                     + observed.failures().stream().map(DependentFailure::describe).collect(Collectors.joining("; ")));
         }
+        if (!plan.secretsUsable()) {
+            degradedReason = degradedReason == null ? plan.secretProblems().get(0).reason() : degradedReason;
+            degraded.add(plan.secretProblems().size() + " referenced Secret problem(s), the engine configuration is held (see SecretsValid)");
+        }
         if (observed.missingCrds().contains(Crd.KEDA_SCALED_OBJECT)) {
             degradedReason = degradedReason == null ? "KedaNotInstalled" : degradedReason;
             degraded.add("KEDA is not installed (CRD " + Crd.KEDA_SCALED_OBJECT.crdName + "): the relay is not autoscaled");
@@ -170,6 +195,12 @@ public final class StatusAggregator {
         }
         if (plan.rulesets().isEmpty()) {
             return cond(READY, false, "NoRulesetServed", "no valid ruleset to serve (see RulesetsValid); the engine runs no pods until one is");
+        }
+        if ((available < minimum || available == 0) && !plan.secretsUsable()) {
+            // Held for a Secret: no pod is started with it, so the Secret is the cause, not the pods.
+            return cond(READY, false, plan.secretProblems().get(0).reason(), "engine Deployment " + Names.engine(fe) + ": "
+                    + available + " pods available, " + minimum + " needed; " + plan.secretProblems().get(0).message()
+                    + " (see SecretsValid)");
         }
         if (available < minimum || available == 0) {
             // The pods say why (image, crash loop, scheduling); the Deployment only counts them.

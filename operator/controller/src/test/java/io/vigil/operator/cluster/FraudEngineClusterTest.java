@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
@@ -22,16 +21,12 @@ import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudRuleset;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vigil.operator.engine.DependentFailureReporter;
-import io.vigil.operator.engine.FraudEngineReconciler;
 import io.vigil.operator.engine.Names;
-import io.vigil.operator.rulesets.FraudRulesetReconciler;
 import io.vigil.operator.support.OptionalCrds;
 import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,16 +63,7 @@ class FraudEngineClusterTest {
         System.setProperty("vigil.operator.recheck-seconds", "3");
         System.setProperty("vigil.operator.crd-cache-seconds", "1");
         // The CRDs under test are the committed ones: what users install.
-        try (Stream<Path> files = Files.list(Fixtures.repoRoot().resolve("crds"))) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
-                CustomResourceDefinition crd = Fixtures.read(f, CustomResourceDefinition.class);
-                LocalCluster.applyCrd(client, crd);
-            }
-        }
-        for (FraudRuleset r : Fixtures.sampleRulesets(ns)) {
-            r.getMetadata().setGeneration(null);
-            client.resource(r).create();
-        }
+        TestOperator.installCrdsAndRulesets(client, ns);
         startOperator();
     }
 
@@ -98,11 +84,7 @@ class FraudEngineClusterTest {
      *     tests' shared client would not see a kind that has gone.
      */
     static void startOperator(KubernetesClient operatorClient, boolean ownClient) {
-        OptionalCrds.forget();
-        operator = new Operator(o -> o.withKubernetesClient(operatorClient).withCloseClientOnStop(ownClient));
-        operator.register(new FraudRulesetReconciler(), o -> o.settingNamespace(ns));
-        operator.register(new FraudEngineReconciler(meters), o -> o.settingNamespace(ns));
-        operator.start();
+        operator = TestOperator.start(operatorClient, ns, meters, ownClient);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -14,16 +13,9 @@ import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
-import io.vigil.operator.api.v1alpha1.FraudRuleset;
-import io.vigil.operator.engine.FraudEngineReconciler;
-import io.vigil.operator.rulesets.FraudRulesetReconciler;
-import io.vigil.operator.support.OptionalCrds;
-import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,20 +63,8 @@ class ReadinessOverTimeClusterTest {
 
     @BeforeAll
     void engineAndDeploymentAreReady() throws IOException {
-        try (Stream<Path> files = Files.list(Fixtures.repoRoot().resolve("crds"))) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
-                LocalCluster.applyCrd(client, Fixtures.read(f, CustomResourceDefinition.class));
-            }
-        }
-        for (FraudRuleset r : Fixtures.sampleRulesets(ns)) {
-            r.getMetadata().setGeneration(null);
-            client.resource(r).create();
-        }
-        OptionalCrds.forget();
-        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
-        operator.register(new FraudRulesetReconciler(), o -> o.settingNamespace(ns));
-        operator.register(new FraudEngineReconciler(new SimpleMeterRegistry()), o -> o.settingNamespace(ns));
-        operator.start();
+        TestOperator.installCrdsAndRulesets(client, ns);
+        operator = TestOperator.start(client, ns, new SimpleMeterRegistry());
 
         // The FraudEngine `make run` shows (environments/local/samples), in this test's namespace.
         FraudEngine engine = Fixtures.read(Fixtures.repoRoot().resolve("environments/local/samples/fraudengine.yaml"), FraudEngine.class);

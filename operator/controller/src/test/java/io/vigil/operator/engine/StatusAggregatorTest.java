@@ -78,7 +78,7 @@ class StatusAggregatorTest {
         FraudEngine fe = Fixtures.engine("external");
         FraudEngineStatus s = aggregate(fe, deployment(3, 3, 3, true), EnumSet.noneOf(Crd.class), T0);
         assertThat(s.conditions).extracting(Condition::getType).containsExactly(
-                "Ready", "RulesetsValid", "VelocityStoreReady", "DurabilityReady", "Progressing", "Degraded");
+                "Ready", "RulesetsValid", "SecretsValid", "VelocityStoreReady", "DurabilityReady", "Progressing", "Degraded");
         assertThat(s.conditions).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(3L));
         assertThat(cond(s, "Ready").getStatus()).isEqualTo("True");
         assertThat(cond(s, "Progressing").getStatus()).isEqualTo("False");
@@ -281,5 +281,38 @@ class StatusAggregatorTest {
         assertThat(cond(s, "RulesetsValid").getReason()).isEqualTo("RulesetNotFound");
         assertThat(s.replicas).isZero();
         assertThat(io.vigil.operator.engine.desired.EngineWorkload.deployment(plan).getSpec().getReplicas()).isZero();
+    }
+
+    @Test
+    void anUnusableSecretIsItsOwnConditionAndTheCauseOfNoPods() {
+        FraudEngine fe = SecretChecksTest.engine();
+        var secrets = SecretChecksTest.good();
+        secrets.remove("pii-key");
+        var problems = SecretChecks.check(io.vigil.operator.engine.desired.EngineCallerAuth.secrets(fe), secrets::get);
+        EnginePlan plan = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()), problems);
+        Observed none = new Observed(null, deployment(1, 1, 1, true), null, Observed.ManagedRedis.NONE, EnumSet.noneOf(Crd.class), List.of());
+        FraudEngineStatus s = StatusAggregator.aggregate(plan, none, T0);
+        assertThat(cond(s, "SecretsValid").getStatus()).isEqualTo("False");
+        assertThat(cond(s, "SecretsValid").getReason()).isEqualTo("SecretMissing");
+        assertThat(cond(s, "SecretsValid").getMessage()).startsWith("Secret pii-key (spec.personalData.hashKeySecretRef) does not exist; ")
+                .endsWith("held as they are until it is fixed (no new engine pod mounts it)");
+        assertThat(cond(s, "Ready").getReason()).as("no engine pods because of the Secret: the Secret is the cause").isEqualTo("SecretMissing");
+        assertThat(cond(s, "Degraded").getReason()).isEqualTo("SecretMissing");
+
+        // Pods of the configuration before keep serving: Ready, but Degraded says the spec is not in effect.
+        Observed serving = new Observed(deployment(2, 2, 2, true), deployment(1, 1, 1, true), null, Observed.ManagedRedis.NONE,
+                EnumSet.noneOf(Crd.class), List.of());
+        s = StatusAggregator.aggregate(plan, serving, T0);
+        assertThat(cond(s, "Ready").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "Degraded").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "Degraded").getMessage()).contains("1 referenced Secret problem(s), the engine configuration is held (see SecretsValid)");
+
+        EnginePlan fixed = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()),
+                SecretChecks.check(io.vigil.operator.engine.desired.EngineCallerAuth.secrets(fe), SecretChecksTest.good()::get));
+        s = StatusAggregator.aggregate(fixed, serving, T0);
+        assertThat(cond(s, "SecretsValid").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "SecretsValid").getReason()).isEqualTo("AllUsable");
+        assertThat(cond(s, "SecretsValid").getMessage()).contains("engine-tls/tls.crt", "engine-tls/tls.key", "pii-key/key");
+        assertThat(cond(s, "Degraded").getStatus()).isEqualTo("False");
     }
 }

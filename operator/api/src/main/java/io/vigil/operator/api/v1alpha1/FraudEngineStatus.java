@@ -12,7 +12,7 @@ public class FraudEngineStatus {
     @JsonPropertyDescription("metadata.generation of the spec this status describes.")
     public Long observedGeneration;
 
-    @JsonPropertyDescription("Ready, RulesetsValid, VelocityStoreReady, DurabilityReady, Progressing, Degraded; each with its own observedGeneration.")
+    @JsonPropertyDescription("Ready, RulesetsValid, SecretsValid, VelocityStoreReady, DurabilityReady, Progressing, Degraded; each with its own observedGeneration.")
     public List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("Ruleset versions the engine pods are configured with.")

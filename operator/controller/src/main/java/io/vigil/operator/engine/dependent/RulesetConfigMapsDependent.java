@@ -3,6 +3,7 @@ package io.vigil.operator.engine.dependent;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.ReconcileResult;
 import io.javaoperatorsdk.operator.processing.dependent.CRUDBulkDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
@@ -15,7 +16,8 @@ import java.util.stream.Collectors;
 
 /**
  * The immutable, content-named ruleset ConfigMaps: one per served ruleset version. A bulk dependent, so
- * ConfigMaps of versions no longer served are deleted once the new ones exist.
+ * ConfigMaps of versions no longer served are deleted once the new ones exist. Held as they are, like the
+ * engine Deployment that mounts them, while a Secret the engine mounts is unusable ({@link HeldForSecrets}).
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Names.MANAGED_SELECTOR + ",app.kubernetes.io/component=" + Names.RULESET))
 public class RulesetConfigMapsDependent extends CRUDKubernetesDependentResource<ConfigMap, FraudEngine>
@@ -23,6 +25,11 @@ public class RulesetConfigMapsDependent extends CRUDKubernetesDependentResource<
 
     public RulesetConfigMapsDependent() {
         super(ConfigMap.class);
+    }
+
+    @Override
+    public ReconcileResult<ConfigMap> reconcile(FraudEngine fe, Context<FraudEngine> context) {
+        return HeldForSecrets.held(fe, context) ? ReconcileResult.noOperation(null) : super.reconcile(fe, context);
     }
 
     @Override

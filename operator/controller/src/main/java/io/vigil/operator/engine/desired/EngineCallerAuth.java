@@ -10,8 +10,11 @@ import io.vigil.operator.api.v1alpha1.AuthSpec;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.PersonalDataSpec;
 import io.vigil.operator.api.v1alpha1.SecretKeyRef;
+import io.vigil.operator.engine.desired.MountedSecret.Content;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The engine's caller authentication and personal-data settings from {@code spec.auth} and
@@ -99,30 +102,47 @@ public final class EngineCallerAuth {
                 + " -Dquarkus.http.port=" + PLAIN_PORT_WITH_TLS;
     }
 
-    /** The referenced Secrets as volumes of the engine pod. */
-    static List<Volume> volumes(FraudEngine fe) {
-        List<Volume> out = new ArrayList<>();
+    /**
+     * Every Secret key the engine pod mounts, in volume order. The volumes, their mounts and the
+     * operator's check of the Secrets ({@code engine/SecretChecks}) all come from this list, so what is
+     * checked is what is mounted.
+     */
+    public static List<MountedSecret> secrets(FraudEngine fe) {
+        List<MountedSecret> out = new ArrayList<>();
         AuthSpec a = fe.getSpec().auth;
         if (a != null) {
             if ((a.data.jwt || a.management.jwt) && a.jwt.jwksSecretRef != null) {
-                out.add(secretVolume("auth-jwks", a.jwt.jwksSecretRef, "jwks.json"));
+                out.add(mounted("spec.auth.jwt.jwksSecretRef", a.jwt.jwksSecretRef, "auth-jwks", "jwks.json", Content.JWKS));
             }
             if (a.management.jwt && a.management.metricsTokenSecretRef != null) {
-                out.add(secretVolume("auth-metrics-token", a.management.metricsTokenSecretRef, "token"));
+                out.add(mounted("spec.auth.management.metricsTokenSecretRef", a.management.metricsTokenSecretRef,
+                        "auth-metrics-token", "token", Content.BEARER_TOKEN));
             }
             if (a.data.mutualTls) {
-                out.add(new VolumeBuilder().withName("tls-server").withNewSecret().withSecretName(a.tls.secretName)
-                        .withItems(new KeyToPathBuilder().withKey("tls.crt").withPath("tls.crt").build(),
-                                new KeyToPathBuilder().withKey("tls.key").withPath("tls.key").build())
-                        .withDefaultMode(0444).endSecret().build());
-                out.add(secretVolume("tls-client-ca", a.tls.clientCaSecretRef, "ca.crt"));
+                out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.crt", "tls-server", "tls.crt",
+                        Content.CERTIFICATE_CHAIN));
+                out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.key", "tls-server", "tls.key",
+                        Content.PRIVATE_KEY));
+                out.add(mounted("spec.auth.tls.clientCaSecretRef", a.tls.clientCaSecretRef, "tls-client-ca", "ca.crt",
+                        Content.CA_CERTIFICATES));
             }
         }
         PersonalDataSpec p = fe.getSpec().personalData;
         if (p != null && !p.hashFields.isEmpty() && p.hashKeySecretRef != null) {
-            out.add(secretVolume("personal-data-key", p.hashKeySecretRef, "key"));
+            out.add(mounted("spec.personalData.hashKeySecretRef", p.hashKeySecretRef, "personal-data-key", "key", Content.HASH_KEY));
         }
         return out;
+    }
+
+    /** The referenced Secrets as volumes of the engine pod: one per Secret, its keys as files. */
+    static List<Volume> volumes(FraudEngine fe) {
+        Map<String, VolumeBuilder> byVolume = new LinkedHashMap<>();
+        for (MountedSecret s : secrets(fe)) {
+            byVolume.computeIfAbsent(s.volume(), v -> new VolumeBuilder().withName(v).withNewSecret().withSecretName(s.secret())
+                            .withDefaultMode(0444).endSecret())
+                    .editSecret().addToItems(new KeyToPathBuilder().withKey(s.key()).withPath(s.file()).build()).endSecret();
+        }
+        return byVolume.values().stream().map(VolumeBuilder::build).toList();
     }
 
     /** Where each of {@link #volumes} is mounted in the engine container. */
@@ -141,9 +161,7 @@ public final class EngineCallerAuth {
         return out;
     }
 
-    private static Volume secretVolume(String name, SecretKeyRef ref, String path) {
-        return new VolumeBuilder().withName(name).withNewSecret().withSecretName(ref.name)
-                .withItems(new KeyToPathBuilder().withKey(ref.key).withPath(path).build())
-                .withDefaultMode(0444).endSecret().build();
+    private static MountedSecret mounted(String field, SecretKeyRef ref, String volume, String file, Content content) {
+        return new MountedSecret(field, ref.name, ref.key, volume, file, content);
     }
 }

@@ -1,0 +1,175 @@
+package io.vigil.operator.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vigil.operator.Fixtures;
+import io.vigil.operator.TestCertificates;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.engine.Names;
+import io.vigil.testing.kube.LocalKubernetes;
+import io.vigil.testing.kube.TestNamespace;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The Secrets spec.auth and spec.personalData name, on the local control plane (real kube-apiserver;
+ * kwok pods, which mount nothing, so the test asserts what the operator applies): a missing or
+ * malformed one is a SecretsValid condition naming it and no engine pod is started or rolled with it;
+ * creating or fixing the Secret (a watched event, no spec change) clears it and the engine rolls out.
+ */
+@LocalKubernetes(crds = {"keda", "monitoring", "strimzi", "redis"})
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CallerSecretsClusterTest {
+
+    static final Duration WAIT = Duration.ofSeconds(90);
+    static final TestCertificates.Pem SERVER = TestCertificates.selfSigned("guarded-engine", "RSA");
+    static final TestCertificates.Pem CALLERS_CA = TestCertificates.selfSigned("callers-ca", "RSA");
+
+    private final KubernetesClient client;
+    private final String ns;
+    private Operator operator;
+
+    CallerSecretsClusterTest(KubernetesClient client, TestNamespace namespace) {
+        this.client = client;
+        this.ns = namespace.name();
+    }
+
+    @BeforeAll
+    void start() {
+        System.setProperty("vigil.operator.recheck-seconds", "3");
+        System.setProperty("vigil.operator.crd-cache-seconds", "1");
+        TestOperator.installCrdsAndRulesets(client, ns);
+        operator = TestOperator.start(client, ns, new SimpleMeterRegistry());
+    }
+
+    @AfterAll
+    void stop() {
+        operator.stop();
+    }
+
+    @Test
+    void anUnusableSecretIsReportedAndHoldsTheEngineUntilItIsFixed() {
+        client.resource(Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: guarded, namespace: %s}
+                spec:
+                  rulesets: [{key: CARD_AUTH, version: 1}]
+                  engine: {replicas: 1}
+                  velocity: {redis: {external: {address: 'redis.example:6379'}}}
+                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}
+                  auth:
+                    data: {mutualTls: true}
+                    tls: {secretName: guarded-tls, clientCaSecretRef: {name: callers-ca, key: ca.crt}}
+                  personalData:
+                    hashFields: [email]
+                    hashKeySecretRef: {name: pii-key, key: key}
+                """.formatted(ns), FraudEngine.class)).create();
+
+        // Nothing there yet: the first Secret is named, and no engine Deployment is made to wait for it.
+        FraudEngine fe = awaitCondition("guarded", "SecretsValid SecretMissing", c -> "SecretsValid".equals(c.getType()) && "SecretMissing".equals(c.getReason()));
+        assertThat(condition(fe, "SecretsValid").getMessage()).startsWith("Secret guarded-tls (spec.auth.tls.secretName) does not exist; "
+                + "Secret callers-ca (spec.auth.tls.clientCaSecretRef) does not exist; Secret pii-key (spec.personalData.hashKeySecretRef) does not exist");
+        assertThat(condition(fe, "Ready").getReason()).isEqualTo("SecretMissing");
+        assertThat(condition(fe, "Degraded").getReason()).isEqualTo("SecretMissing");
+        assertThat(engineDeployment()).as("no engine Deployment while its Secrets are missing").isNull();
+
+        // Created, one of them malformed: now that one, by key.
+        create(secret("guarded-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", SERVER.keyPkcs1())));
+        create(secret("callers-ca", Map.of("ca.crt", "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n")));
+        create(secret("pii-key", Map.of("key", "0123456789abcdef0123")));
+        fe = awaitCondition("guarded", "SecretsValid SecretInvalid", c -> "SecretsValid".equals(c.getType()) && "SecretInvalid".equals(c.getReason()));
+        assertThat(condition(fe, "SecretsValid").getMessage()).startsWith("Secret callers-ca key ca.crt (spec.auth.tls.clientCaSecretRef): malformed PEM");
+        assertThat(engineDeployment()).isNull();
+
+        // Fixed in place (no change to the FraudEngine): the watch brings it back, the engine is created and serves.
+        client.resource(secret("callers-ca", Map.of("ca.crt", CALLERS_CA.certificate()))).update();
+        fe = awaitCondition("guarded", "Ready", c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        assertThat(condition(fe, "SecretsValid").getReason()).isEqualTo("AllUsable");
+        assertThat(engineDeployment().getSpec().getTemplate().getSpec().getVolumes()).extracting(v -> v.getName())
+                .contains("tls-server", "tls-client-ca", "personal-data-key");
+        String servingHash = templateHash();
+
+        // Broken later, together with a spec change: the change waits, the pods keep their configuration and keep serving.
+        client.secrets().inNamespace(ns).withName("pii-key").delete();
+        client.resources(FraudEngine.class).inNamespace(ns).withName("guarded").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"engine\":{\"jvmOptions\":\"-XX:+UseSerialGC -Xmx300m\"}}}");
+        fe = awaitCondition("guarded", "SecretsValid SecretMissing for pii-key", c -> "SecretsValid".equals(c.getType())
+                && "SecretMissing".equals(c.getReason()) && c.getMessage().startsWith("Secret pii-key "));
+        assertThat(templateHash()).as("held").isEqualTo(servingHash);
+        assertThat(condition(fe, "Ready").getStatus()).as("the pods of the configuration before still serve").isEqualTo("True");
+        assertThat(condition(fe, "Degraded").getReason()).isEqualTo("SecretMissing");
+
+        create(secret("pii-key", Map.of("key", "0123456789abcdef0123")));
+        awaitCondition("guarded", "SecretsValid True again", c -> "SecretsValid".equals(c.getType()) && "True".equals(c.getStatus()));
+        await("the held change rolled out", () -> servingHash.equals(templateHash()) ? null : templateHash());
+        assertThat(engineDeployment().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .anySatisfy(e -> assertThat(e.getValue()).startsWith("-XX:+UseSerialGC -Xmx300m"));
+    }
+
+    private Secret secret(String name, Map<String, String> data) {
+        return new SecretBuilder().withNewMetadata().withName(name).withNamespace(ns).endMetadata().withStringData(data).build();
+    }
+
+    private void create(Secret s) {
+        client.resource(s).create();
+    }
+
+    private Deployment engineDeployment() {
+        return client.apps().deployments().inNamespace(ns).withName("guarded-engine").get();
+    }
+
+    private String templateHash() {
+        return engineDeployment().getSpec().getTemplate().getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
+    }
+
+    private static Condition condition(FraudEngine fe, String type) {
+        return fe.getStatus().conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
+    }
+
+    /** The FraudEngine once a condition of its current generation matches. */
+    private FraudEngine awaitCondition(String name, String what, Predicate<Condition> matches) {
+        return await(name + ": " + what, () -> {
+            FraudEngine fe = client.resources(FraudEngine.class).inNamespace(ns).withName(name).get();
+            return fe != null && fe.getStatus() != null && fe.getStatus().conditions.stream()
+                    .anyMatch(c -> matches.test(c) && fe.getMetadata().getGeneration().equals(c.getObservedGeneration())) ? fe : null;
+        });
+    }
+
+    private <T> T await(String what, Supplier<T> probe) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            T value = probe.get();
+            if (value != null) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder status = new StringBuilder();
+                client.resources(FraudEngine.class).inNamespace(ns).list().getItems().forEach(fe -> status.append("\n").append(
+                        fe.getMetadata().getName()).append(": ").append(fe.getStatus() == null ? "no status" : fe.getStatus().conditions));
+                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what + "; status:" + status);
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+}

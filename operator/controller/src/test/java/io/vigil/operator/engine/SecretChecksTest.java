@@ -1,0 +1,138 @@
+package io.vigil.operator.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.vigil.operator.Fixtures;
+import io.vigil.operator.TestCertificates;
+import io.vigil.operator.api.v1alpha1.AuthSpec;
+import io.vigil.operator.api.v1alpha1.FraudEngine;
+import io.vigil.operator.api.v1alpha1.SecretKeyRef;
+import io.vigil.operator.engine.SecretChecks.SecretProblem;
+import io.vigil.operator.engine.desired.EngineCallerAuth;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The Secrets spec.auth and spec.personalData name, checked as the engine will read them. */
+class SecretChecksTest {
+
+    static final TestCertificates.Pem SERVER = TestCertificates.selfSigned("vigil-engine.payments.svc", "RSA");
+    static final TestCertificates.Pem CA = TestCertificates.selfSigned("callers-ca", "EC");
+    static final String JWKS = """
+            {"keys":[{"kty":"EC","crv":"P-256","kid":"k1","use":"sig",
+              "x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}""";
+
+    /** Every Secret kind referenced: JWKS, metrics token, TLS pair and client CA, hashing key. */
+    static FraudEngine engine() {
+        FraudEngine fe = Fixtures.engine("external");
+        AuthSpec a = fe.getSpec().auth;
+        a.data.jwt = true;
+        a.data.mutualTls = true;
+        a.management.jwt = true;
+        a.management.metricsTokenSecretRef = new SecretKeyRef("scrape", "token");
+        a.jwt = new AuthSpec.Jwt();
+        a.jwt.issuer = "https://issuer.acme";
+        a.jwt.audience = List.of("vigil-engine");
+        a.jwt.jwksSecretRef = new SecretKeyRef("issuer-keys", "jwks.json");
+        a.tls = new AuthSpec.Tls();
+        a.tls.secretName = "engine-tls";
+        a.tls.clientCaSecretRef = new SecretKeyRef("callers-ca", "ca.crt");
+        fe.getSpec().personalData.hashFields = List.of("email");
+        fe.getSpec().personalData.hashKeySecretRef = new SecretKeyRef("pii-key", "key");
+        return fe;
+    }
+
+    static Secret secret(String name, Map<String, String> data) {
+        Map<String, String> encoded = new HashMap<>();
+        data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+        return new SecretBuilder().withNewMetadata().withName(name).endMetadata().withData(encoded).build();
+    }
+
+    static Map<String, Secret> good() {
+        Map<String, Secret> s = new HashMap<>();
+        s.put("issuer-keys", secret("issuer-keys", Map.of("jwks.json", JWKS)));
+        s.put("scrape", secret("scrape", Map.of("token", "s3cret-scrape-token\n")));
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate() + CA.certificate(), "tls.key", SERVER.keyPkcs1())));
+        s.put("callers-ca", secret("callers-ca", Map.of("ca.crt", CA.certificate())));
+        s.put("pii-key", secret("pii-key", Map.of("key", "0123456789abcdef")));
+        return s;
+    }
+
+    static List<SecretProblem> check(Map<String, Secret> secrets) {
+        return SecretChecks.check(EngineCallerAuth.secrets(engine()), secrets::get);
+    }
+
+    @Test
+    void usableSecretsHaveNoProblem() {
+        assertThat(check(good())).isEmpty();
+        Map<String, Secret> pkcs8 = good();
+        pkcs8.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", SERVER.keyPkcs8())));
+        assertThat(check(pkcs8)).as("a PKCS#8 key").isEmpty();
+        assertThat(SecretChecks.check(EngineCallerAuth.secrets(Fixtures.engine("defaults")), n -> null)).as("nothing referenced").isEmpty();
+    }
+
+    @Test
+    void aMissingSecretIsNamedOnceWithTheFieldThatNamesIt() {
+        Map<String, Secret> s = good();
+        s.remove("engine-tls");
+        assertThat(check(s)).singleElement().satisfies(p -> {
+            assertThat(p.reason()).isEqualTo("SecretMissing");
+            assertThat(p.message()).isEqualTo("Secret engine-tls (spec.auth.tls.secretName) does not exist");
+        });
+    }
+
+    @Test
+    void aMissingKeyNamesTheKeysThereAre() {
+        Map<String, Secret> s = good();
+        s.put("callers-ca", secret("callers-ca", Map.of("tls.crt", CA.certificate())));
+        assertThat(check(s)).singleElement().satisfies(p -> {
+            assertThat(p.reason()).isEqualTo("SecretKeyMissing");
+            assertThat(p.message()).isEqualTo("Secret callers-ca (spec.auth.tls.clientCaSecretRef) has no key ca.crt (its keys: [tls.crt])");
+        });
+    }
+
+    @Test
+    void unusableContentIsInvalidWithWhy() {
+        Map<String, Secret> s = good();
+        s.put("issuer-keys", secret("issuer-keys", Map.of("jwks.json", "{\"keys\":[{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}]}")));
+        s.put("scrape", secret("scrape", Map.of("token", "  \n")));
+        s.put("callers-ca", secret("callers-ca", Map.of("ca.crt", "not a certificate")));
+        s.put("pii-key", secret("pii-key", Map.of("key", "short")));
+        assertThat(check(s)).allSatisfy(p -> assertThat(p.reason()).isEqualTo("SecretInvalid"))
+                .extracting(SecretProblem::message).containsExactly(
+                        "Secret issuer-keys key jwks.json (spec.auth.jwt.jwksSecretRef): the JWKS holds no public signature key"
+                                + " (symmetric and encryption keys are not used)",
+                        "Secret scrape key token (spec.auth.management.metricsTokenSecretRef): the metrics token is empty",
+                        "Secret callers-ca key ca.crt (spec.auth.tls.clientCaSecretRef): no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+                        "Secret pii-key key key (spec.personalData.hashKeySecretRef): holds 5 bytes; a hashing key needs at least 16");
+        s.put("issuer-keys", secret("issuer-keys", Map.of("jwks.json", "{\"keys\": [")));
+        assertThat(check(s).get(0).message()).startsWith("Secret issuer-keys key jwks.json (spec.auth.jwt.jwksSecretRef): ");
+    }
+
+    @Test
+    void aKeyOfAnotherCertificateOrABrokenPemIsInvalid() {
+        Map<String, Secret> s = good();
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", CA.keyPkcs8())));
+        assertThat(check(s)).singleElement().satisfies(p -> {
+            assertThat(p.reason()).isEqualTo("SecretInvalid");
+            assertThat(p.message()).startsWith("Secret engine-tls key tls.key (spec.auth.tls.secretName): the private key (EC) does not belong to"
+                    + " the certificate CN=vigil-engine.payments.svc");
+        });
+        TestCertificates.Pem other = TestCertificates.selfSigned("other", "RSA");
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", other.keyPkcs1())));
+        assertThat(check(s)).singleElement().satisfies(p -> assertThat(p.message())
+                .endsWith("the private key does not belong to the certificate CN=vigil-engine.payments.svc in tls.crt"));
+        String broken = SERVER.certificate().replace("\n-----END", "!!\n-----END").replaceFirst("\n[A-Za-z0-9+/]", "\n%");
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", broken, "tls.key", "")));
+        assertThat(check(s)).extracting(SecretProblem::reason, SecretProblem::message).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("SecretInvalid", check(s).get(0).message()),
+                org.assertj.core.groups.Tuple.tuple("SecretInvalid",
+                        "Secret engine-tls key tls.key (spec.auth.tls.secretName): no PEM private key (-----BEGIN [RSA |EC ]PRIVATE KEY-----) in it"));
+        assertThat(check(s).get(0).message()).startsWith("Secret engine-tls key tls.crt (spec.auth.tls.secretName): malformed PEM");
+    }
+}

@@ -107,6 +107,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: [redis, redisreplications, redissentinels, redisclusters]
   verbs: [get, list, watch, create, patch, update, delete]
 {{- end }}
+{{- if .Values.rbac.certManager }}
+- apiGroups: [cert-manager.io]
+  resources: [certificates]
+  verbs: [get, list, watch, create, patch, update, delete]
+{{- end }}
 {{- if .Values.rbac.k6 }}
 - apiGroups: [k6.io]
   resources: [testruns]

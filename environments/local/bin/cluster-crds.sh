@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs (or with --uninstall removes) third-party CRDs the operator works with, one set at a time,
 # so "CRD missing" behaviour can be tested:
-#   cluster-crds.sh [--uninstall] [keda|monitoring|k6|strimzi|redis|all]...
+#   cluster-crds.sh [--uninstall] [keda|monitoring|k6|strimzi|redis|certmanager|all]...
 #   keda        ScaledObject, TriggerAuthentication   (YAML from the KEDA Go module)
 #   monitoring  ServiceMonitor, PrometheusRule         (YAML from the prometheus-operator Go module)
 #   k6          TestRun                                (YAML from the k6-operator Go module)
 #   strimzi     Kafka, KafkaNodePool, KafkaTopic       (minimal fixture: environments/local/crds/strimzi.yaml)
 #   redis       Redis, RedisReplication, RedisSentinel, RedisCluster (environments/local/crds/redis-operator.yaml)
+#   certmanager Certificate                            (YAML from the cert-manager Go module; not in "all":
+#               nothing of make run asks for a Certificate, and no cert-manager controller runs here)
 # The cluster must be up (make cluster-up). Waits until installed CRDs are Established, and until
 # removed ones are gone.
 set -euo pipefail
@@ -18,9 +20,9 @@ for a in "$@"; do
   case "$a" in
     --uninstall|--delete) mode=uninstall ;;
     all) sets+=(keda monitoring k6 strimzi redis) ;;
-    keda|monitoring|k6|strimzi|redis) sets+=("$a") ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) die "unknown CRD set '$a' (known: keda monitoring k6 strimzi redis all)" ;;
+    keda|monitoring|k6|strimzi|redis|certmanager) sets+=("$a") ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) die "unknown CRD set '$a' (known: keda monitoring k6 strimzi redis certmanager all)" ;;
   esac
 done
 [ ${#sets[@]} -gt 0 ] || sets=(keda monitoring k6 strimzi redis)
@@ -38,6 +40,7 @@ files() {
     monitoring) d=$(module_dir "$PROMETHEUS_OPERATOR_MODULE")/example/prometheus-operator-crd
       echo "$d/monitoring.coreos.com_servicemonitors.yaml" "$d/monitoring.coreos.com_prometheusrules.yaml" ;;
     k6) echo "$(module_dir "$K6_OPERATOR_MODULE")/config/crd/bases/k6.io_testruns.yaml" ;;
+    certmanager) echo "$(module_dir "$CERT_MANAGER_MODULE")/deploy/crds/cert-manager.io_certificates.yaml" ;;
     strimzi) echo "$ROOT/environments/local/crds/strimzi.yaml" ;;
     redis) echo "$ROOT/environments/local/crds/redis-operator.yaml" ;;
   esac

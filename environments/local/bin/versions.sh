@@ -9,3 +9,4 @@ K6_VERSION=v1.8.1
 KEDA_MODULE=github.com/kedacore/keda/v2@v2.20.2
 PROMETHEUS_OPERATOR_MODULE=github.com/prometheus-operator/prometheus-operator@v0.93.0
 K6_OPERATOR_MODULE=github.com/grafana/k6-operator@v1.5.0
+CERT_MANAGER_MODULE=github.com/cert-manager/cert-manager@v1.21.2

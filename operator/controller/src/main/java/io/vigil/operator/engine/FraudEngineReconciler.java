@@ -30,6 +30,7 @@ import io.vigil.operator.api.v1alpha1.FraudRuleset;
 import io.vigil.operator.engine.dependent.Conditions;
 import io.vigil.operator.engine.dependent.DashboardDependent;
 import io.vigil.operator.engine.dependent.EngineAutoscalerDependent;
+import io.vigil.operator.engine.dependent.EngineCertificateDependent;
 import io.vigil.operator.engine.dependent.EngineDataServiceDependent;
 import io.vigil.operator.engine.dependent.EngineDeploymentDependent;
 import io.vigil.operator.engine.dependent.EngineManagementServiceDependent;
@@ -124,6 +125,9 @@ import org.jboss.logging.Logger;
                 reconcilePrecondition = Conditions.WantedBySpec.class),
         @Dependent(name = "grafana-dashboard", type = DashboardDependent.class,
                 reconcilePrecondition = Conditions.WantedBySpec.class),
+        @Dependent(name = "engine-certificate", type = EngineCertificateDependent.class,
+                activationCondition = Conditions.CrdInstalled.class,
+                reconcilePrecondition = Conditions.WantedBySpec.class),
 })
 @ControllerConfiguration(name = "fraudengine")
 @RBACRule(apiGroups = "vigil.io", resources = "fraudrulesets", verbs = {"get", "list", "watch"})
@@ -135,7 +139,8 @@ import org.jboss.logging.Logger;
         "scaledobjects.keda.sh", "triggerauthentications.keda.sh",
         "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
         "kafkas.kafka.strimzi.io", "kafkanodepools.kafka.strimzi.io", "kafkatopics.kafka.strimzi.io",
-        "redis.redis.redis.opstreelabs.in", "redisreplications.redis.redis.opstreelabs.in", "redissentinels.redis.redis.opstreelabs.in"})
+        "redis.redis.redis.opstreelabs.in", "redisreplications.redis.redis.opstreelabs.in", "redissentinels.redis.redis.opstreelabs.in",
+        "certificates.cert-manager.io"})
 public class FraudEngineReconciler implements Reconciler<FraudEngine> {
 
     static final String RULESET_CONFIGMAPS = "ruleset-configmaps";

@@ -30,6 +30,11 @@ public final class Names {
         return fe.getMetadata().getName() + "-engine";
     }
 
+    /** The cert-manager Certificate of the engine's serving certificate (spec.auth.tls.issuerRef). */
+    public static String engineCertificate(FraudEngine fe) {
+        return fe.getMetadata().getName() + "-engine-tls";
+    }
+
     public static String engineManagement(FraudEngine fe) {
         return fe.getMetadata().getName() + "-engine-management";
     }

@@ -67,7 +67,8 @@ public final class SecretChecks {
             Secret secret = lookup.apply(m.secret());
             if (secret == null) {
                 if (missing.add(m.secret())) {
-                    out.add(new SecretProblem(SECRET_MISSING, m, "Secret " + m.secret() + " (" + m.field() + ") does not exist"));
+                    out.add(new SecretProblem(SECRET_MISSING, m, "Secret " + m.secret() + " (" + m.field() + ") does not exist"
+                            + (m.writtenBy() == null ? "" : " yet: " + m.writtenBy() + " writes it once issued")));
                 }
                 continue;
             }

@@ -152,6 +152,13 @@ public final class StatusAggregator {
             degraded.add(observed.failures().size() + " dependent(s) failed to reconcile: "
                     + observed.failures().stream().map(DependentFailure::describe).collect(Collectors.joining("; ")));
         }
+        if (observed.missingCrds().contains(Crd.CERT_MANAGER_CERTIFICATE)) {
+            // before the Secret it would have written: the cause, not the consequence
+            degradedReason = degradedReason == null ? "CertManagerNotInstalled" : degradedReason;
+            degraded.add("cert-manager is not installed (CRD " + Crd.CERT_MANAGER_CERTIFICATE.crdName + "): no Certificate for"
+                    + " spec.auth.tls.issuerRef, so nothing writes Secret " + plan.engine().getSpec().auth.tls.secretName
+                    + "; install cert-manager, or write the Secret yourself and remove issuerRef");
+        }
         if (!plan.secretsUsable()) {
             degradedReason = degradedReason == null ? plan.secretProblems().get(0).reason() : degradedReason;
             degraded.add(plan.secretProblems().size() + " referenced Secret problem(s), the engine configuration is held (see SecretsValid)");

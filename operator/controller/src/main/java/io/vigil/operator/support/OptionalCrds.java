@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * Whether the CRDs of optional collaborators (KEDA, prometheus-operator, Strimzi, redis-operator) are
+ * Whether the CRDs of optional collaborators (KEDA, prometheus-operator, Strimzi, redis-operator, cert-manager) are
  * installed. Answers are cached for {@link #TTL}, so a missing CRD costs one GET per TTL, never a retry
  * storm, and an installed one is noticed within it.
  */
@@ -27,7 +27,8 @@ public final class OptionalCrds {
         STRIMZI_TOPIC("kafkatopics.kafka.strimzi.io", "Strimzi"),
         REDIS("redis.redis.redis.opstreelabs.in", "redis-operator"),
         REDIS_REPLICATION("redisreplications.redis.redis.opstreelabs.in", "redis-operator"),
-        REDIS_SENTINEL("redissentinels.redis.redis.opstreelabs.in", "redis-operator");
+        REDIS_SENTINEL("redissentinels.redis.redis.opstreelabs.in", "redis-operator"),
+        CERT_MANAGER_CERTIFICATE("certificates.cert-manager.io", "cert-manager");
 
         public final String crdName;
         public final String provider;

@@ -2,6 +2,7 @@ package io.vigil.operator.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.certmanager.api.model.v1.Certificate;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -15,6 +16,8 @@ import io.vigil.operator.Fixtures;
 import io.vigil.operator.TestCertificates;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.engine.Names;
+import io.vigil.operator.support.OptionalCrds;
+import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.time.Duration;
@@ -31,8 +34,10 @@ import org.junit.jupiter.api.TestInstance;
  * kwok pods, which mount nothing, so the test asserts what the operator applies): a missing or
  * malformed one is a SecretsValid condition naming it and no engine pod is started or rolled with it;
  * creating or fixing the Secret (a watched event, no spec change) clears it and the engine rolls out.
+ * With spec.auth.tls.issuerRef the operator renders a cert-manager Certificate (accepted by cert-manager's
+ * own CRD schema); the test plays cert-manager (none runs here) by writing the Secret it would.
  */
-@LocalKubernetes(crds = {"keda", "monitoring", "strimzi", "redis"})
+@LocalKubernetes(crds = {"keda", "monitoring", "strimzi", "redis", "certmanager"})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CallerSecretsClusterTest {
 
@@ -64,22 +69,14 @@ class CallerSecretsClusterTest {
 
     @Test
     void anUnusableSecretIsReportedAndHoldsTheEngineUntilItIsFixed() {
-        client.resource(Fixtures.SERIALIZATION.unmarshal("""
-                apiVersion: vigil.io/v1alpha1
-                kind: FraudEngine
-                metadata: {name: guarded, namespace: %s}
-                spec:
-                  rulesets: [{key: CARD_AUTH, version: 1}]
-                  engine: {replicas: 1}
-                  velocity: {redis: {external: {address: 'redis.example:6379'}}}
-                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}
-                  auth:
-                    data: {mutualTls: true}
-                    tls: {secretName: guarded-tls, clientCaSecretRef: {name: callers-ca, key: ca.crt}}
-                  personalData:
-                    hashFields: [email]
-                    hashKeySecretRef: {name: pii-key, key: key}
-                """.formatted(ns), FraudEngine.class)).create();
+        client.resource(engine("guarded", """
+                auth:
+                  data: {mutualTls: true}
+                  tls: {secretName: guarded-tls, clientCaSecretRef: {name: callers-ca, key: ca.crt}}
+                personalData:
+                  hashFields: [email]
+                  hashKeySecretRef: {name: pii-key, key: key}
+                """)).create();
 
         // Nothing there yet: the first Secret is named, and no engine Deployment is made to wait for it.
         FraudEngine fe = awaitCondition("guarded", "SecretsValid SecretMissing", c -> "SecretsValid".equals(c.getType()) && "SecretMissing".equals(c.getReason()));
@@ -122,6 +119,56 @@ class CallerSecretsClusterTest {
                 .anySatisfy(e -> assertThat(e.getValue()).startsWith("-XX:+UseSerialGC -Xmx300m"));
     }
 
+    @Test
+    void withAnIssuerTheOperatorAsksCertManagerForTheCertificateAndWaitsForIt() {
+        create(secret("issued-callers-ca", Map.of("ca.crt", CALLERS_CA.certificate())));
+        operator.stop();
+        LocalCluster.uninstallCrds("certmanager");
+        try {
+            operator = TestOperator.start(client, ns, new SimpleMeterRegistry());
+            client.resource(engine("issued", """
+                    auth:
+                      data: {mutualTls: true}
+                      tls:
+                        secretName: issued-tls
+                        clientCaSecretRef: {name: issued-callers-ca, key: ca.crt}
+                        issuerRef: {name: payments-ca, kind: ClusterIssuer}
+                    """)).create();
+            // No cert-manager: said first, and the Secret it would write is missing.
+            FraudEngine fe = awaitCondition("issued", "Degraded CertManagerNotInstalled",
+                    c -> "Degraded".equals(c.getType()) && "CertManagerNotInstalled".equals(c.getReason()));
+            assertThat(condition(fe, "Degraded").getMessage()).contains("certificates.cert-manager.io", "issued-tls");
+            assertThat(condition(fe, "SecretsValid").getMessage()).startsWith("Secret issued-tls (spec.auth.tls.secretName) does not exist yet:"
+                    + " cert-manager Certificate issued-engine-tls writes it once issued");
+            assertThat(client.apps().deployments().inNamespace(ns).withName("issued-engine").get()).isNull();
+        } finally {
+            LocalCluster.installCrds("certmanager");
+        }
+        OptionalCrds.forget();
+
+        // cert-manager there: the Certificate for the engine Service, into the Secret the pods mount.
+        Certificate certificate = await("the engine's Certificate", () -> client.resources(Certificate.class).inNamespace(ns)
+                .withName("issued-engine-tls").get());
+        assertThat(certificate.getSpec().getSecretName()).isEqualTo("issued-tls");
+        assertThat(certificate.getSpec().getDnsNames()).contains("issued-engine", "issued-engine." + ns + ".svc");
+        assertThat(certificate.getSpec().getIssuerRef().getKind()).isEqualTo("ClusterIssuer");
+        assertThat(certificate.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(r -> assertThat(r.getName()).isEqualTo("issued"));
+        FraudEngine fe = awaitCondition("issued", "Degraded without CertManagerNotInstalled",
+                c -> "Degraded".equals(c.getType()) && "SecretMissing".equals(c.getReason()));
+        assertThat(condition(fe, "Ready").getReason()).isEqualTo("SecretMissing");
+
+        // What cert-manager does once the issuer signed: a kubernetes.io/tls Secret (PKCS#8, as asked).
+        TestCertificates.Pem issued = TestCertificates.selfSigned("issued-engine." + ns + ".svc", "EC");
+        client.resource(new SecretBuilder().withNewMetadata().withName("issued-tls").withNamespace(ns).endMetadata()
+                .withType("kubernetes.io/tls").withStringData(Map.of("tls.crt", issued.certificate(), "tls.key", issued.keyPkcs8(),
+                        "ca.crt", issued.certificate())).build()).create();
+        fe = awaitCondition("issued", "Ready", c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        assertThat(condition(fe, "Degraded").getStatus()).isEqualTo("False");
+        assertThat(client.apps().deployments().inNamespace(ns).withName("issued-engine").get().getSpec().getTemplate().getSpec().getVolumes())
+                .anySatisfy(v -> assertThat(v.getSecret() == null ? null : v.getSecret().getSecretName()).isEqualTo("issued-tls"));
+    }
+
     private Secret secret(String name, Map<String, String> data) {
         return new SecretBuilder().withNewMetadata().withName(name).withNamespace(ns).endMetadata().withStringData(data).build();
     }
@@ -152,24 +199,25 @@ class CallerSecretsClusterTest {
     }
 
     private <T> T await(String what, Supplier<T> probe) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            T value = probe.get();
-            if (value != null) {
-                return value;
-            }
-            if (System.nanoTime() > deadline) {
-                StringBuilder status = new StringBuilder();
-                client.resources(FraudEngine.class).inNamespace(ns).list().getItems().forEach(fe -> status.append("\n").append(
-                        fe.getMetadata().getName()).append(": ").append(fe.getStatus() == null ? "no status" : fe.getStatus().conditions));
-                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what + "; status:" + status);
-            }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what);
-            }
-        }
+        return TestOperator.await(what, WAIT, probe, () -> {
+            StringBuilder status = new StringBuilder("status:");
+            client.resources(FraudEngine.class).inNamespace(ns).list().getItems().forEach(fe -> status.append("\n").append(
+                    fe.getMetadata().getName()).append(": ").append(fe.getStatus() == null ? "no status" : fe.getStatus().conditions));
+            return status.toString();
+        });
+    }
+
+    /** A FraudEngine of one engine pod, external stores, and the given spec.auth / spec.personalData (YAML lines, indented as under spec). */
+    private FraudEngine engine(String name, String authAndPersonalData) {
+        return Fixtures.SERIALIZATION.unmarshal("""
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudEngine
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  rulesets: [{key: CARD_AUTH, version: 1}]
+                  engine: {replicas: 1}
+                  velocity: {redis: {external: {address: 'redis.example:6379'}}}
+                  durability: {kafka: {external: {bootstrapServers: 'kafka.example:9092'}}, topic: {replicas: 1}}
+                """.formatted(name, ns) + authAndPersonalData.indent(2), FraudEngine.class);
     }
 }

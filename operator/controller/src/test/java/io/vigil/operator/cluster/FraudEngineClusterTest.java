@@ -635,21 +635,6 @@ class FraudEngineClusterTest {
 
     /** Polls until {@code probe} answers non-null; fails after {@link #WAIT} with what was awaited. */
     static <T> T await(String what, java.util.function.Supplier<T> probe) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            T value = probe.get();
-            if (value != null) {
-                return value;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what + "\n" + diagnostics());
-            }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what);
-            }
-        }
+        return TestOperator.await(what, WAIT, probe, FraudEngineClusterTest::diagnostics);
     }
 }

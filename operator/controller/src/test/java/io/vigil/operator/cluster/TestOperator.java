@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /** What every operator test on the local control plane starts from: Vigil's CRDs, the sample rulesets, the reconcilers in this JVM. */
@@ -49,5 +51,28 @@ final class TestOperator {
         operator.register(new FraudEngineReconciler(meters), o -> o.settingNamespace(ns));
         operator.start();
         return operator;
+    }
+
+    /**
+     * Polls every 250 ms until {@code probe} answers non-null; fails after {@code wait} with what was
+     * awaited and {@code diagnostics} (what the cluster looked like).
+     */
+    static <T> T await(String what, Duration wait, Supplier<T> probe, Supplier<String> diagnostics) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            T value = probe.get();
+            if (value != null) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + wait.toSeconds() + "s waiting for " + what + "\n" + diagnostics.get());
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
     }
 }

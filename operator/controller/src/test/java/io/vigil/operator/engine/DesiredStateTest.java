@@ -46,7 +46,7 @@ class DesiredStateTest {
         List<String> kinds = DesiredState.all(plan(Fixtures.engine("external"))).stream().map(HasMetadata::getKind).toList();
         assertThat(kinds).doesNotContain("Redis", "RedisReplication", "RedisSentinel", "Kafka", "KafkaNodePool", "KafkaTopic",
                 "PrometheusRule");
-        assertThat(kinds).contains("HorizontalPodAutoscaler", "TriggerAuthentication", "ScaledObject", "ServiceMonitor");
+        assertThat(kinds).contains("HorizontalPodAutoscaler", "TriggerAuthentication", "ScaledObject", "ServiceMonitor", "Certificate");
         List<String> managed = DesiredState.all(plan(Fixtures.engine("defaults"))).stream().map(HasMetadata::getKind).toList();
         assertThat(managed).contains("Redis", "Kafka", "KafkaNodePool", "KafkaTopic", "PrometheusRule", "ServiceMonitor")
                 .doesNotContain("TriggerAuthentication", "HorizontalPodAutoscaler");
@@ -139,7 +139,8 @@ class DesiredStateTest {
                     io.vigil.operator.engine.desired.VelocityStore.sentinel(fe),
                     io.vigil.operator.engine.desired.KafkaCluster.kafka(fe), io.vigil.operator.engine.desired.KafkaCluster.nodePool(fe),
                     io.vigil.operator.engine.desired.KafkaCluster.topic(fe), io.vigil.operator.engine.desired.Monitoring.serviceMonitor(fe),
-                    io.vigil.operator.engine.desired.Monitoring.prometheusRule(fe), io.vigil.operator.engine.desired.Monitoring.dashboard(fe));
+                    io.vigil.operator.engine.desired.Monitoring.prometheusRule(fe), io.vigil.operator.engine.desired.Monitoring.dashboard(fe),
+                    io.vigil.operator.engine.desired.EngineCallerAuth.certificate(fe));
             assertThat(all).allSatisfy(o -> assertThat(o.getMetadata().getName()).startsWith(fe.getMetadata().getName()));
         }
     }

@@ -315,4 +315,13 @@ class StatusAggregatorTest {
         assertThat(cond(s, "SecretsValid").getMessage()).contains("engine-tls/tls.crt", "engine-tls/tls.key", "pii-key/key");
         assertThat(cond(s, "Degraded").getStatus()).isEqualTo("False");
     }
+
+    @Test
+    void certManagerMissingIsSaidBeforeTheSecretItWouldHaveWritten() {
+        FraudEngine fe = Fixtures.engine("external"); // spec.auth.tls.issuerRef: a ClusterIssuer
+        FraudEngineStatus s = aggregate(fe, deployment(3, 3, 3, true), EnumSet.of(Crd.CERT_MANAGER_CERTIFICATE), T0);
+        assertThat(cond(s, "Degraded").getReason()).isEqualTo("CertManagerNotInstalled");
+        assertThat(cond(s, "Degraded").getMessage()).contains("certificates.cert-manager.io", "Secret edge-engine-tls");
+        assertThat(cond(s, "Ready").getStatus()).as("the pods that run keep serving").isEqualTo("True");
+    }
 }

@@ -48,8 +48,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LocalCluster {
 
-    static final String CRD_SETS_DOC = "keda, monitoring, k6, strimzi, redis (or all)";
-    private static final Set<String> CRD_SETS = Set.of("keda", "monitoring", "k6", "strimzi", "redis", "all");
+    static final String CRD_SETS_DOC = "keda, monitoring, k6, strimzi, redis, certmanager (or all, which leaves out certmanager)";
+    private static final Set<String> CRD_SETS = Set.of("keda", "monitoring", "k6", "strimzi", "redis", "certmanager", "all");
     // A cold start builds kube-apiserver & co. from source: about 20 CPU-minutes, which took 44 minutes
     // of wall clock on a heavily shared 2-core machine (docs/local-environment.md); leave ample room.
     private static final long UP_TIMEOUT_MINUTES = 60;

@@ -52,7 +52,8 @@ public @interface LocalKubernetes {
 
     /**
      * CRD sets to install before the test class runs (already installed ones are left as they are):
-     * {@code keda}, {@code monitoring}, {@code k6}, {@code strimzi}, {@code redis} or {@code all}.
+     * {@code keda}, {@code monitoring}, {@code k6}, {@code strimzi}, {@code redis}, {@code certmanager} or {@code all}
+     * (every set but certmanager).
      */
     String[] crds() default {};
 

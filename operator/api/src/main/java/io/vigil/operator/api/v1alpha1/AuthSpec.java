@@ -96,11 +96,31 @@ public class AuthSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Tls {
         @Required
-        @JsonPropertyDescription("A kubernetes.io/tls Secret (tls.crt, tls.key) with the engine's certificate (cert-manager can write it).")
+        @JsonPropertyDescription("A kubernetes.io/tls Secret (tls.crt, tls.key) with the engine's certificate; with issuerRef, cert-manager writes it.")
         public String secretName;
 
         @Required
         @JsonPropertyDescription("The CA (PEM) that callers' client certificates must chain to.")
         public SecretKeyRef clientCaSecretRef;
+
+        @JsonPropertyDescription("Have cert-manager issue the engine's certificate into secretName: the operator renders a cert-manager"
+                + " Certificate for the engine Service's DNS names (needs cert-manager's CRDs; reported in status when missing).")
+        public IssuerRef issuerRef;
+    }
+
+    /** A cert-manager issuer (cert-manager's own {@code issuerRef}: name, kind, group). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class IssuerRef {
+        @Required
+        @JsonPropertyDescription("Name of the Issuer (in the FraudEngine's namespace) or ClusterIssuer.")
+        public String name;
+
+        @Default("Issuer")
+        @JsonPropertyDescription("Issuer, ClusterIssuer, or the kind of an external issuer.")
+        public String kind = "Issuer";
+
+        @Default("cert-manager.io")
+        @JsonPropertyDescription("API group of the issuer (another for external issuers).")
+        public String group = "cert-manager.io";
     }
 }

@@ -1,5 +1,7 @@
 package io.vigil.operator.engine.desired;
 
+import io.fabric8.certmanager.api.model.v1.Certificate;
+import io.fabric8.certmanager.api.model.v1.CertificateBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -10,6 +12,7 @@ import io.vigil.operator.api.v1alpha1.AuthSpec;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.PersonalDataSpec;
 import io.vigil.operator.api.v1alpha1.SecretKeyRef;
+import io.vigil.operator.engine.Names;
 import io.vigil.operator.engine.desired.MountedSecret.Content;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -119,10 +122,11 @@ public final class EngineCallerAuth {
                         "auth-metrics-token", "token", Content.BEARER_TOKEN));
             }
             if (a.data.mutualTls) {
+                String writer = certificateIssuer(fe) == null ? null : "cert-manager Certificate " + Names.engineCertificate(fe);
                 out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.crt", "tls-server", "tls.crt",
-                        Content.CERTIFICATE_CHAIN));
+                        Content.CERTIFICATE_CHAIN, writer));
                 out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.key", "tls-server", "tls.key",
-                        Content.PRIVATE_KEY));
+                        Content.PRIVATE_KEY, writer));
                 out.add(mounted("spec.auth.tls.clientCaSecretRef", a.tls.clientCaSecretRef, "tls-client-ca", "ca.crt",
                         Content.CA_CERTIFICATES));
             }
@@ -159,6 +163,37 @@ public final class EngineCallerAuth {
             out.add(new VolumeMountBuilder().withName(v.getName()).withMountPath(path).withReadOnly(true).build());
         }
         return out;
+    }
+
+    /** The issuer of the engine's serving certificate when cert-manager makes it (the data port serves TLS), else null. */
+    public static AuthSpec.IssuerRef certificateIssuer(FraudEngine fe) {
+        AuthSpec a = fe.getSpec().auth;
+        return a != null && a.data.mutualTls && a.tls != null ? a.tls.issuerRef : null;
+    }
+
+    /**
+     * The cert-manager Certificate of the engine's serving certificate, written into the Secret the pods
+     * mount: every name the data Service answers to in the cluster, ECDSA P-256 (a cheaper handshake
+     * than RSA 2048: callers that reconnect pay for it), PKCS#8 (what every PEM reader takes), a new key
+     * on each renewal. The engine reloads the mounted files, so a renewal needs no restart.
+     */
+    public static Certificate certificate(FraudEngine fe) {
+        // Also rendered when not wanted (the SDK then looks for what to delete): no tls section is no NPE.
+        AuthSpec.Tls tls = fe.getSpec().auth == null || fe.getSpec().auth.tls == null ? new AuthSpec.Tls() : fe.getSpec().auth.tls;
+        AuthSpec.IssuerRef issuer = tls.issuerRef == null ? new AuthSpec.IssuerRef() : tls.issuerRef;
+        String service = Names.engine(fe);
+        String ns = fe.getMetadata().getNamespace();
+        return new CertificateBuilder()
+                .withMetadata(Meta.of(fe, Names.engineCertificate(fe), Names.ENGINE))
+                .withNewSpec()
+                .withSecretName(tls.secretName)
+                .withCommonName(service + "." + ns + ".svc")
+                .withDnsNames(service, service + "." + ns, service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local")
+                .withUsages("server auth", "digital signature", "key encipherment")
+                .withNewPrivateKey().withAlgorithm("ECDSA").withSize(256).withEncoding("PKCS8").withRotationPolicy("Always").endPrivateKey()
+                .withNewIssuerRef().withName(issuer.name).withKind(issuer.kind).withGroup(issuer.group).endIssuerRef()
+                .endSpec()
+                .build();
     }
 
     private static MountedSecret mounted(String field, SecretKeyRef ref, String volume, String file, Content content) {

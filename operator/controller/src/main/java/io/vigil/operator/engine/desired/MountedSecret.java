@@ -8,8 +8,13 @@ package io.vigil.operator.engine.desired;
  * @param field   the spec field naming it, e.g. {@code spec.auth.tls.clientCaSecretRef}
  * @param volume  the engine pod's volume holding it (one volume per Secret)
  * @param file    the file name inside the volume's mount
+ * @param writtenBy who writes the Secret when it is not the user (a cert-manager Certificate), or null
  */
-public record MountedSecret(String field, String secret, String key, String volume, String file, Content content) {
+public record MountedSecret(String field, String secret, String key, String volume, String file, Content content, String writtenBy) {
+
+    public MountedSecret(String field, String secret, String key, String volume, String file, Content content) {
+        this(field, secret, key, volume, file, content, null);
+    }
 
     /** What the engine expects in the key. */
     public enum Content {

@@ -53,7 +53,9 @@ public enum OwnedObject {
             plan -> List.of(Monitoring.serviceMonitor(plan.engine()))),
     PROMETHEUS_RULE("prometheusrule", Crd.PROMETHEUS_RULE, Wanted::prometheusRule,
             plan -> List.of(Monitoring.prometheusRule(plan.engine()))),
-    GRAFANA_DASHBOARD("grafana-dashboard", null, Wanted::dashboard, plan -> List.of(Monitoring.dashboard(plan.engine())));
+    GRAFANA_DASHBOARD("grafana-dashboard", null, Wanted::dashboard, plan -> List.of(Monitoring.dashboard(plan.engine()))),
+    ENGINE_CERTIFICATE("engine-certificate", Crd.CERT_MANAGER_CERTIFICATE, Wanted::engineCertificate,
+            plan -> List.of(EngineCallerAuth.certificate(plan.engine())));
 
     /** The workflow dependent's name ({@code @Dependent(name = ...)}). */
     public final String dependentName;

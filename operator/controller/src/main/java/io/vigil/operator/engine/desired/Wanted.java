@@ -44,6 +44,11 @@ public final class Wanted {
         return Boolean.TRUE.equals(fe.getSpec().observability.prometheusRule.enabled);
     }
 
+    /** A cert-manager Certificate: the data port serves TLS and spec.auth.tls names an issuer. */
+    public static boolean engineCertificate(FraudEngine fe) {
+        return EngineCallerAuth.certificateIssuer(fe) != null;
+    }
+
     public static boolean dashboard(FraudEngine fe) {
         return Boolean.TRUE.equals(fe.getSpec().observability.grafanaDashboard.enabled);
     }

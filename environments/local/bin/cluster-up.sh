@@ -115,6 +115,8 @@ start etcd "$ETCD_PORT" \
   --unsafe-no-fsync
 wait_for etcd 60 alive_and etcd healthy "http://127.0.0.1:$ETCD_PORT/health"
 
+# Logs, exec and port-forward reach the real node's kubelet by its InternalIP: the cluster has no DNS
+# for node names (the default order tries the hostname first, and `kubectl logs` failed on a lookup).
 start kube-apiserver "$APISERVER_PORT" \
   --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
   --bind-address 127.0.0.1 \
@@ -134,6 +136,7 @@ start kube-apiserver "$APISERVER_PORT" \
   --allow-privileged=true \
   --kubelet-client-certificate "$PKI/kubelet-client.crt" \
   --kubelet-client-key "$PKI/kubelet-client.key" \
+  --kubelet-preferred-address-types InternalIP,Hostname \
   --profiling=false
 wait_for kube-apiserver 180 alive_and kube-apiserver \
   healthy --cacert "$CA" -H "Authorization: Bearer $(admin_token)" "https://127.0.0.1:$APISERVER_PORT/readyz"

@@ -45,10 +45,12 @@ import org.junit.jupiter.api.TestInstance;
  *   <li>a decision through the engine's Service (ClusterIP, via kube-proxy) is NORMAL with velocity
  *       results, and its event reaches Kafka (same decision_id);</li>
  *   <li>a deleted engine pod is replaced and the replacement serves;</li>
- *   <li>an image that does not exist, and an engine that exits at start, are named in Ready.</li>
+ *   <li>an image that does not exist, and an engine that exits at start, are named in Ready;</li>
+ *   <li>a FraudLoadTest runs real k6 in a pod on the real node (the operator's own TestRun runner,
+ *       ADR 0014) and its verdict comes from k6's results.</li>
  * </ul>
  */
-@LocalKubernetes(realNode = true)
+@LocalKubernetes(realNode = true, crds = "k6")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RealNodeEngineTest {
 
@@ -63,6 +65,7 @@ class RealNodeEngineTest {
     private KafkaBroker kafka;
     private Process operator;
     private Path operatorLog;
+    private String runnerImage;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     RealNodeEngineTest(KubernetesClient client, TestNamespace namespace) {
@@ -74,6 +77,7 @@ class RealNodeEngineTest {
     void imagesStoresAndOperator() throws Exception {
         LocalCluster.importRepositoryImage("engine");
         LocalCluster.importRepositoryImage("relay");
+        runnerImage = LocalCluster.importRepositoryImage("loadtest-runner");
         redis = RedisServer.builder().reachableFromPods().start();
         kafka = KafkaBroker.builder().reachableFromPods().start();
         kafka.createTopic(TOPIC, 1);
@@ -87,6 +91,8 @@ class RealNodeEngineTest {
                 .redirectErrorStream(true).redirectOutput(operatorLog.toFile());
         pb.environment().put("KUBECONFIG", LocalCluster.kubeconfig().toString());
         pb.environment().put("QUARKUS_OPERATOR_SDK_NAMESPACES", ns);
+        // No k6-operator here: the operator runs the FraudLoadTests' TestRuns itself (ADR 0014).
+        pb.environment().put("VIGIL_LOADTEST_RUNNER", "jobs");
         operator = pb.start();
         Kube.kubectl(Repo.ROOT.resolve("environments/local/samples/rulesets").toString(), "-n", ns, "apply").assertOk();
     }
@@ -95,7 +101,7 @@ class RealNodeEngineTest {
     void stopAll() throws Exception {
         try {
             // The pods go with the namespace; deleting the FraudEngines first frees the node sooner.
-            Kube.kubectl(null, "-n", ns, "delete", "fraudengines", "--all", "--wait=false");
+            Kube.kubectl(null, "-n", ns, "delete", "fraudloadtests,fraudengines", "--all", "--wait=false");
         } finally {
             if (operator != null) {
                 operator.destroy();
@@ -164,6 +170,97 @@ class RealNodeEngineTest {
                 c -> "False".equals(c.get("status")) && "CrashLooping".equals(c.get("reason")));
         assertThat((String) ready.get("message")).contains("VigilNoSuchOption", "last exit code 1");
         Kube.kubectl(null, "-n", ns, "delete", "fraudengine", "crashing", "--wait=false").assertOk();
+    }
+
+    /**
+     * Part 3 of issue 21: real k6 in pods on the real node against the engine's Service, and verdicts
+     * from k6's own results. A few seconds at 20/s each (CI's budget): thresholds the engine holds on a
+     * busy machine pass; an impossible p99 fails with the threshold named; an engine with no pod
+     * serving fails (every request failed), not as a pass.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFraudLoadTestRunsRealK6InAPodAndItsVerdictComesFromTheResults() throws Exception {
+        apply(fraudEngine("k6-target", ""));
+        apply(fraudEngine("k6-down", "image: localhost/vigil/engine:does-not-exist"));
+        awaitReady("k6-target");
+        warmUp("k6-target");
+        apply(fraudLoadTest("holds", "k6-target", "{p50Ms: 2000, p95Ms: 3000, p99Ms: 5000, errorRate: 0.2}"));
+        apply(fraudLoadTest("impossible", "k6-target", "{p99Ms: 0.01}"));
+        apply(fraudLoadTest("down", "k6-down", "{p99Ms: 5000, errorRate: 0.2}"));
+
+        Map<String, Object> holds = awaitVerdict("holds");
+        assertThat(holds.get("verdict")).as("holds: " + holds).isEqualTo("Passed");
+        assertThat(holds.get("runnersSucceeded")).as("holds: " + holds).isEqualTo(1);
+        String log = runnerLog("holds");
+        assertThat(log).as("k6's summary of holds").contains("against http://k6-target-engine." + ns + ".svc:8081: PASSED");
+        // Requests really answered: the overall row counts them (20/s for 5 s, give or take the edges).
+        java.util.regex.Matcher overall = java.util.regex.Pattern.compile("overall\\s+(\\d+) req").matcher(log);
+        assertThat(overall.find()).as(log).isTrue();
+        assertThat(Integer.parseInt(overall.group(1))).as(log).isGreaterThanOrEqualTo(50);
+
+        Map<String, Object> impossible = awaitVerdict("impossible");
+        assertThat(impossible.get("verdict")).as("impossible: " + impossible).isEqualTo("Failed");
+        assertThat((List<String>) impossible.get("failedThresholds")).as("impossible: " + impossible)
+                .anySatisfy(t -> assertThat(t).contains("p(99)<=0.01"));
+        assertThat(conditionReason(impossible, "Completed")).isEqualTo("ThresholdsFailed");
+        assertThat(runnerLog("impossible")).contains(": FAILED");
+
+        Map<String, Object> down = awaitVerdict("down");
+        assertThat(down.get("verdict")).as("down: " + down).isEqualTo("Failed");
+        // k6's setup cannot reach the engine: every request failed, and the summary names the threshold.
+        assertThat((List<String>) down.get("failedThresholds")).as("down: " + down)
+                .anySatisfy(t -> assertThat(t).startsWith("http_req_failed"));
+        assertThat(runnerLog("down")).contains("engine not reachable at http://k6-down-engine." + ns + ".svc:8081");
+    }
+
+    String fraudLoadTest(String name, String engine, String thresholds) {
+        return """
+                apiVersion: vigil.io/v1alpha1
+                kind: FraudLoadTest
+                metadata:
+                  name: %s
+                spec:
+                  target: {fraudEngine: %s}
+                  scenario: constant-arrival-rate
+                  rate: 20
+                  duration: 5s
+                  thresholds: %s
+                  runner:
+                    image: %s
+                    resources: {requests: {cpu: 50m, memory: 64Mi}, limits: {memory: 256Mi}}
+                    scheduling:
+                      nodeSelector: {vigil.io/node: real}
+                      tolerations: [{key: vigil.io/real-node, operator: Exists, effect: NoSchedule}]
+                """.formatted(name, engine, thresholds, runnerImage);
+    }
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> awaitVerdict(String loadTest) throws Exception {
+        Object[] last = new Object[1];
+        await("FraudLoadTest " + loadTest + " verdict", () -> {
+            GenericKubernetesResource flt = client.genericKubernetesResources("vigil.io/v1alpha1", "FraudLoadTest")
+                    .inNamespace(ns).withName(loadTest).get();
+            last[0] = flt == null ? null : flt.getAdditionalProperties().get("status");
+            return last[0] instanceof Map<?, ?> status && status.get("verdict") != null;
+        }, () -> "last status: " + last[0]);
+        Map<String, Object> status = (Map<String, Object>) last[0];
+        // k6 ran for real, in a pod on the real node.
+        Pod runner = client.pods().inNamespace(ns).withLabel("k6_cr", status.get("testRun").toString()).list().getItems().getFirst();
+        assertThat(runner.getSpec().getNodeName()).as(runner.getMetadata().getName()).isEqualTo(LocalCluster.REAL_NODE);
+        assertThat(runner.getStatus().getContainerStatuses().getFirst().getContainerID()).startsWith("containerd://");
+        return status;
+    }
+
+    String runnerLog(String loadTest) {
+        Pod runner = client.pods().inNamespace(ns).withLabel("k6_cr", loadTest + "-g1").list().getItems().getFirst();
+        return client.pods().inNamespace(ns).withName(runner.getMetadata().getName()).getLog();
+    }
+
+    @SuppressWarnings("unchecked")
+    static String conditionReason(Map<String, Object> status, String type) {
+        return ((List<Map<String, Object>>) status.get("conditions")).stream().filter(c -> type.equals(c.get("type")))
+                .map(c -> (String) c.get("reason")).findFirst().orElse(null);
     }
 
     /** The FraudEngine a user would write for this cluster: external Redis/Kafka by host address, the real node. */

@@ -39,6 +39,8 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "vigil.io", resources = "fraudengines", verbs = {"get", "list"})
 @RBACRule(apiGroups = "", resources = "configmaps", verbs = {"get", "list", "create", "patch", "update", "delete"})
 @RBACRule(apiGroups = "k6.io", resources = "testruns", verbs = {"get", "list", "create", "patch", "delete"})
+// Vigil's own TestRun runner (RunnerJobs, off by default) also creates Jobs and patches testruns/status: the
+// chart does not grant that yet (ADR 0014), it runs with the local operator's admin credentials.
 @RBACRule(apiGroups = "batch", resources = "jobs", verbs = {"get", "list"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list"})
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get",
@@ -94,10 +96,13 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
             LOG.infof("FraudLoadTest %s/%s generation %d: created TestRun %s", ns, flt.getMetadata().getName(), generation,
                     plan.testRunName());
         }
+        if (RunnerJobs.enabled()) {
+            testRun = RunnerJobs.drive(client, testRun);
+        }
 
         String stage = stageOf(testRun);
         int parallelism = parallelismOf(plan.testRun());
-        Map<String, String> runnerLabels = Map.of("k6_cr", plan.testRunName(), "runner", "true");
+        Map<String, String> runnerLabels = RunnerJobs.runnerLabels(plan.testRunName());
         List<Job> jobs = client.batch().v1().jobs().inNamespace(ns).withLabels(runnerLabels).list().getItems();
         List<Pod> pods = client.pods().inNamespace(ns).withLabels(runnerLabels).list().getItems();
         RunVerdict verdict = RunVerdict.of(stage, parallelism, jobs, pods);
@@ -139,6 +144,9 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
                 .inNamespace(flt.getMetadata().getNamespace()).withName(previous.testRun).get();
         if (testRun == null) {
             return UpdateControl.noUpdate(); // deleted: nothing left to follow
+        }
+        if (RunnerJobs.enabled()) {
+            testRun = RunnerJobs.drive(client, testRun);
         }
         String stage = stageOf(testRun);
         FraudLoadTestStatus s = client.getKubernetesSerialization().clone(previous);

@@ -16,6 +16,7 @@ import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudLoadTest;
 import io.vigil.operator.api.v1alpha1.FraudLoadTestSpec;
 import io.vigil.operator.api.v1alpha1.Groups;
+import io.vigil.operator.api.v1alpha1.SecretKeyRef;
 import io.vigil.operator.api.v1alpha1.SloSpec;
 import io.vigil.operator.engine.Names;
 import io.vigil.operator.engine.desired.EngineWorkload;
@@ -59,6 +60,10 @@ public final class LoadTestPlanner {
     public static final String LABEL_GENERATION = "vigil.io/run-generation";
     /** Where k6 (handleSummary) writes the failed thresholds for the reconciler to read. */
     public static final String TERMINATION_LOG = "/dev/termination-log";
+    /** Where the runners find the caller tokens of spec.runner.tokensSecretRef. */
+    public static final String TOKENS_DIR = "/var/run/vigil/loadtest-tokens";
+    static final String TOKENS_VOLUME = "caller-tokens";
+    static final String TOKENS_FILE_NAME = "tokens";
     /** k6-operator job names add up to "-initializer" (12 characters) and must stay DNS labels. */
     static final int MAX_TEST_RUN_NAME = 45;
 
@@ -81,6 +86,9 @@ public final class LoadTestPlanner {
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }
+        if (spec != null && target != null) {
+            problems.addAll(callerProblems(spec, target));
+        }
         if (spec != null && spec.duration != null) {
             try {
                 Durations.parse(spec.duration);
@@ -92,6 +100,29 @@ public final class LoadTestPlanner {
             return new LoadTestPlan(trName, null, null, List.copyOf(problems));
         }
         return new LoadTestPlan(trName, scripts(flt), testRun(flt, target, scenario, trName), List.of());
+    }
+
+    /**
+     * What the target's caller authentication (ADR 0013) asks of the runners: a bearer token when its data
+     * port wants a JWT; mutual TLS is refused up front (runners present no client certificate yet), so a
+     * run is not 100 % refusals.
+     */
+    static List<String> callerProblems(FraudLoadTestSpec spec, FraudEngine target) {
+        List<String> problems = new ArrayList<>();
+        var auth = target.getSpec() == null || target.getSpec().auth == null ? null : target.getSpec().auth.data;
+        if (auth == null) {
+            return problems;
+        }
+        String engine = target.getMetadata().getName();
+        if (auth.jwt && (spec.runner == null || spec.runner.tokensSecretRef == null)) {
+            problems.add("spec.runner.tokensSecretRef: required: FraudEngine \"" + engine
+                    + "\" wants a bearer JWT on its data port (spec.auth.data.jwt); name a Secret key holding tokens, one a line");
+        }
+        if (auth.mutualTls) {
+            problems.add("spec.target.fraudEngine: FraudEngine \"" + engine
+                    + "\" wants mutual TLS on its data port (spec.auth.data.mutualTls); in-cluster runners present no client certificate yet");
+        }
+        return problems;
     }
 
     public static String scriptsName(FraudLoadTest flt) {
@@ -147,6 +178,20 @@ public final class LoadTestPlanner {
                 "seccompProfile", Map.of("type", "RuntimeDefault")));
         runner.put("containerSecurityContext", ordered("allowPrivilegeEscalation", false,
                 "capabilities", Map.of("drop", List.of("ALL"))));
+        var scheduling = spec.runner == null ? null : spec.runner.scheduling;
+        if (scheduling != null && scheduling.nodeSelector != null && !scheduling.nodeSelector.isEmpty()) {
+            runner.put("nodeSelector", new LinkedHashMap<>(scheduling.nodeSelector));
+        }
+        if (scheduling != null && scheduling.tolerations != null && !scheduling.tolerations.isEmpty()) {
+            runner.put("tolerations", List.copyOf(scheduling.tolerations));
+        }
+        SecretKeyRef tokens = spec.runner == null ? null : spec.runner.tokensSecretRef;
+        if (tokens != null) {
+            // The Secret's one key as a file: the scripts read TOKENS_FILE once per VU (loadtests/k6/vigil.js).
+            runner.put("volumes", List.of(ordered("name", TOKENS_VOLUME, "secret", ordered("secretName", tokens.name,
+                    "items", List.of(ordered("key", tokens.key, "path", TOKENS_FILE_NAME))))));
+            runner.put("volumeMounts", List.of(ordered("name", TOKENS_VOLUME, "mountPath", TOKENS_DIR, "readOnly", true)));
+        }
 
         Map<String, Object> specMap = new LinkedHashMap<>();
         specMap.put("parallelism", spec.parallelism == null ? 1 : spec.parallelism);
@@ -201,6 +246,9 @@ public final class LoadTestPlanner {
         env.put("P99_MS", number(t.p99Ms != null ? t.p99Ms : slo.p99Ms));
         env.put("ERROR_RATE", number(t.errorRate != null ? t.errorRate
                 : BigDecimal.valueOf(100).subtract(BigDecimal.valueOf(slo.availability)).movePointLeft(2).doubleValue()));
+        if (spec.runner != null && spec.runner.tokensSecretRef != null) {
+            env.put("TOKENS_FILE", TOKENS_DIR + "/" + TOKENS_FILE_NAME);
+        }
         env.put("TERMINATION_LOG", TERMINATION_LOG);
         env.put("TXN_PREFIX", flt.getMetadata().getName() + "-g" + generation(flt));
         env.put("RUN_LABEL", flt.getMetadata().getNamespace() + "/" + flt.getMetadata().getName() + " generation " + generation(flt));

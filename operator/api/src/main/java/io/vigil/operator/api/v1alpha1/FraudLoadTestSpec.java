@@ -45,7 +45,7 @@ public class FraudLoadTestSpec {
     @JsonPropertyDescription("Pass/fail thresholds; unset values default to the target engine's SLO.")
     public Thresholds thresholds;
 
-    @JsonPropertyDescription("The k6 runner pods: image and resources.")
+    @JsonPropertyDescription("The k6 runner pods: image, resources, placement and caller tokens.")
     public Runner runner;
 
     @Min(0)
@@ -59,6 +59,14 @@ public class FraudLoadTestSpec {
 
         @JsonPropertyDescription("Resources of each runner pod; default requests 1 CPU and 512Mi, limit 1Gi memory.")
         public ResourceRequirements resources;
+
+        @JsonPropertyDescription("Placement of the runner pods (pod spec nodeSelector and tolerations), e.g. load generators "
+                + "kept off the engine's nodes, or the local cluster's real node.")
+        public SchedulingSpec scheduling;
+
+        @JsonPropertyDescription("Bearer tokens the runners send (a Secret key holding one token a line; each k6 VU uses one). "
+                + "Required when the target FraudEngine has spec.auth.data.jwt: mounted read-only and passed as TOKENS_FILE.")
+        public SecretKeyRef tokensSecretRef;
     }
 
     public static class Target {

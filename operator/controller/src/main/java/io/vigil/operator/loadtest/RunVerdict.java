@@ -17,7 +17,9 @@ import java.util.TreeSet;
  *
  * <p>k6-operator moves a TestRun to stage {@code finished} whether or not k6's thresholds held: k6 exits
  * 99 when a threshold fails, which only shows as a failed runner Job. So: any failed runner → Failed;
- * every expected runner succeeded → Passed; otherwise the run is still going (no verdict). The failed
+ * every expected runner succeeded and left k6's summary {@code {"passed":true}} as its termination
+ * message → Passed (succeeded without it → Failed, {@code RunnerResultsMissing}: a kwok-simulated pod
+ * "succeeds" without running k6); otherwise the run is still going (no verdict). The failed
  * thresholds come from the runners' termination messages, which loadtests/k6 writes in handleSummary.
  *
  * @param verdict {@link #PASSED}, {@link #FAILED} or null while undecided
@@ -77,6 +79,13 @@ public record RunVerdict(String verdict, int runners, int succeeded, int failed,
                     "the k6-operator reported stage error (see the TestRun's conditions and the initializer Job)");
         }
         if (allDone) {
+            int proven = passedSummaries(runnerPods);
+            if (proven < runners) {
+                // Exit 0 alone proves nothing: a simulated (kwok) pod "exits 0" without running k6.
+                return new RunVerdict(FAILED, runners, succeeded, failed, started, finished, List.of(), "RunnerResultsMissing",
+                        "only " + proven + " of " + runners + " runner(s) left k6's summary ({\"passed\":true} in the termination"
+                                + " message): a pass that cannot be proven is not a pass (simulated pods, or a script without TERMINATION_LOG)");
+            }
             return new RunVerdict(PASSED, runners, succeeded, failed, started, finished, List.of(), "ThresholdsHeld",
                     "all " + runners + " runner(s) succeeded: every threshold held");
         }
@@ -128,6 +137,23 @@ public record RunVerdict(String verdict, int runners, int succeeded, int failed,
             }
         }
         return false;
+    }
+
+    /** Runners whose termination message is k6's summary saying every threshold held. */
+    static int passedSummaries(List<Pod> pods) {
+        int n = 0;
+        for (ContainerStateTerminated t : terminated(pods)) {
+            if (t.getExitCode() != null && t.getExitCode() == 0 && t.getMessage() != null && !t.getMessage().isBlank()) {
+                try {
+                    if (JSON.readTree(t.getMessage()).path("passed").asBoolean(false)) {
+                        n++;
+                    }
+                } catch (Exception e) {
+                    // Not k6's summary: no proof.
+                }
+            }
+        }
+        return n;
     }
 
     /** Union of the thresholds each runner reported failed ({"passed":false,"failed":[...]} in its termination message). */

@@ -160,6 +160,8 @@ class FraudLoadTestClusterTest {
         setStage("nightly-g2", "started");
         succeed(runnerJob("nightly-g2", 1));
         succeed(runnerJob("nightly-g2", 2));
+        terminatedPod("nightly-g2", 1, 0, "{\"passed\":true,\"failed\":[]}");
+        terminatedPod("nightly-g2", 2, 0, "{\"passed\":true,\"failed\":[]}");
         s = reconcile("nightly");
         assertThat(s.verdict).isEqualTo(RunVerdict.PASSED);
         assertThat(s.stage).isEqualTo("started");

@@ -44,7 +44,7 @@ class RunVerdictTest {
         RunVerdict v = RunVerdict.of("finished", 2,
                 List.of(succeeded("r-1", "2026-01-01T10:00:02Z", "2026-01-01T10:05:03Z"),
                         succeeded("r-2", "2026-01-01T10:00:01Z", "2026-01-01T10:05:04Z")),
-                List.of(terminated("r-1-x", 0, "{\"passed\":true,\"failed\":[]}")));
+                List.of(terminated("r-1-x", 0, "{\"passed\":true,\"failed\":[]}"), terminated("r-2-x", 0, "{\"passed\":true,\"failed\":[]}")));
         assertThat(v.verdict()).isEqualTo(RunVerdict.PASSED);
         assertThat(v.succeeded()).isEqualTo(2);
         assertThat(v.failed()).isZero();
@@ -111,6 +111,22 @@ class RunVerdictTest {
                 List.of());
         assertThat(v.verdict()).isEqualTo(RunVerdict.FAILED);
         assertThat(v.reason()).isEqualTo("RunnerJobsMissing");
+    }
+
+    @Test
+    void succeededRunnersWithoutK6sSummaryAreNotAPass() {
+        List<Job> jobs = List.of(succeeded("r-1", "2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z"),
+                succeeded("r-2", "2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z"));
+        // A kwok-simulated runner: the Job succeeds, no container ran, no termination message.
+        RunVerdict simulated = RunVerdict.of("finished", 2, jobs, List.of());
+        assertThat(simulated.verdict()).isEqualTo(RunVerdict.FAILED);
+        assertThat(simulated.reason()).isEqualTo("RunnerResultsMissing");
+        assertThat(simulated.message()).startsWith("only 0 of 2 runner(s) left k6's summary");
+
+        RunVerdict oneProven = RunVerdict.of("finished", 2, jobs,
+                List.of(terminated("r-1-x", 0, "{\"passed\":true,\"failed\":[]}"), terminated("r-2-x", 0, "not k6's summary")));
+        assertThat(oneProven.verdict()).isEqualTo(RunVerdict.FAILED);
+        assertThat(oneProven.message()).startsWith("only 1 of 2 runner(s)");
     }
 
     @Test

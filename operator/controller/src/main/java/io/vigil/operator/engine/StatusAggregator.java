@@ -61,7 +61,9 @@ public final class StatusAggregator {
         s.relayReplicas = observed.relay() == null || observed.relay().getStatus() == null ? 0 : nz(observed.relay().getStatus().getReadyReplicas());
         s.endpoints = new FraudEngineStatus.Endpoints();
         String ns = fe.getMetadata().getNamespace();
-        s.endpoints.data = "http://" + Names.engine(fe) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT;
+        // with mutual TLS the data port serves HTTPS only: the URL callers must use
+        boolean dataTls = fe.getSpec().auth != null && fe.getSpec().auth.data.mutualTls;
+        s.endpoints.data = (dataTls ? "https://" : "http://") + Names.engine(fe) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT;
         s.endpoints.management = "http://" + Names.engineManagement(fe) + "." + ns + ".svc:" + EngineWorkload.MANAGEMENT_PORT;
 
         Condition velocity = velocityStore(fe, observed);

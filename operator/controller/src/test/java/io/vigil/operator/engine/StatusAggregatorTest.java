@@ -87,7 +87,10 @@ class StatusAggregatorTest {
         assertThat(s.readyReplicas).isEqualTo(3);
         assertThat(s.rulesets).isEqualTo("CARD_AUTH:v1");
         assertThat(s.activeRulesets).singleElement().satisfies(a -> assertThat(a.checksum).hasSize(64));
-        assertThat(s.endpoints.data).isEqualTo("http://edge-engine.payments.svc:8081");
+        assertThat(s.endpoints.data).as("mutual TLS: HTTPS only").isEqualTo("https://edge-engine.payments.svc:8081");
+        assertThat(s.endpoints.management).isEqualTo("http://edge-engine-management.payments.svc:9081");
+        assertThat(aggregate(Fixtures.engine("defaults"), deployment(1, 1, 1, true), EnumSet.noneOf(Crd.class), T0).endpoints.data)
+                .startsWith("http://");
     }
 
     @Test

@@ -31,9 +31,11 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 MVN="./mvnw -B --no-transfer-progress -q"
 echo "==> building the engine (package, tests compiled not run)"
-$MVN -pl engine/service -am -DskipTests install
+# One reactor, no install: sibling modules resolve to their target/ jars, and ~/.m2 (shared with other
+# checkouts) is not overwritten. Each module writes the class path file; engine/service, built last, wins.
 CP_FILE=engine/service/target/bench-classpath.txt
-$MVN -pl engine/service dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$ROOT/$CP_FILE"
+$MVN ${BENCH_MVN_OFFLINE:+-o} -pl engine/service -am -DskipTests package dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile="$ROOT/$CP_FILE"
 CP="engine/service/target/test-classes:engine/service/target/classes:$(cat "$CP_FILE")"
 mkdir -p .local/bench
 if [ "${1:-}" = "instructions" ]; then

@@ -32,8 +32,12 @@ final class VelocityScripts {
     static final String GENERIC_SHA = sha1(GENERIC);
     /** Plans (shapes) with a generated script; beyond it, plans are built per request and use the generic script. */
     static final int MAX_PLANS = 512;
-    /** Checks per call beyond which the generic script is used (a Lua function has at most 250 registers: its answers plus the marker's pack arguments). */
-    static final int MAX_GENERATED_CHECKS = 60;
+    /**
+     * Checks per call beyond which the generic script is used: a Lua function has at most 250
+     * registers, and the generated one holds two locals per check (answer, state) plus the arguments of
+     * its largest call (the marker's pack, or one group's HSET: two per check).
+     */
+    static final int MAX_GENERATED_CHECKS = 40;
 
     private final ConcurrentHashMap<Long, VelocityPlan> plans = new ConcurrentHashMap<>();
     private final VelocityScriptClient client;
@@ -79,7 +83,8 @@ final class VelocityScripts {
      */
     static String generate(VelocityPlan.Call call, int cap) {
         StringBuilder lua = new StringBuilder(FUNCTIONS.length() + 2048).append(FUNCTIONS);
-        lua.append("\n-- generated for one call plan (VelocityScripts)\ncap = ").append(cap).append('\n');
+        lua.append("\n-- generated for one call plan (VelocityScripts)\ncap, capRank = ").append(cap)
+                .append(", '").append(-(cap + 1)).append("'\n");
         lua.append("local prior = redis.call('GET', KEYS[1])\nlocal answered = answersOf(prior)\n");
         // a retry answered entirely by its marker: nothing else to read
         lua.append("if answered");
@@ -91,7 +96,7 @@ final class VelocityScripts {
         java.util.Map<Long, String> cur = new java.util.LinkedHashMap<>();
         forEachCheck(call, (c, a) -> cur.computeIfAbsent(c.bucketMillis, b -> "c" + (cur.size() + 1)));
         cur.forEach((bucket, name) -> lua.append("local ").append(name).append(" = floor(now / ").append(bucket).append(")\n"));
-        lua.append("local set, v\n");
+        lua.append("local v\n");
         int key = 2;
         int arg = 3;
         int answer = 1;
@@ -99,33 +104,56 @@ final class VelocityScripts {
             String hash = "KEYS[" + key + "]";
             int distinctKey = key + 1;
             lua.append("-- ").append(g.dimension).append('\n');
-            lua.append("set = {}\nv = redis.call('HMGET', ").append(hash).append(", '|exp'");
+            lua.append("v = redis.call('HMGET', ").append(hash).append(", '|exp'");
             for (VelocityPlan.Check c : g.checks) {
                 lua.append(", '").append(c.id).append('\'');
             }
             lua.append(")\n");
+            // per check its answer aN and the state sN to write back: straight-line, no table per group
             int field = 2;
+            int firstAnswer = answer;
+            boolean rings = false;
             for (VelocityPlan.Check c : g.checks) {
-                String a = "a" + answer++;
-                lua.append("local ").append(a).append(" = answered and answered['").append(c.id).append("'] or ");
+                int a = answer++;
+                // a retry asking checks its marker lacks (the ruleset changed since): the answered ones
+                // keep their state ('' for an absent field reads as absent)
+                lua.append("local a").append(a).append(", s").append(a).append(" = answered and answered['")
+                        .append(c.id).append("']\nif a").append(a).append(" then s").append(a)
+                        .append(" = v[").append(field).append("] or '' else a").append(a).append(", s").append(a)
+                        .append(" = ");
                 String bucketNumber = cur.get(c.bucketMillis);
                 switch (c.aggregate) {
                     case COUNT, SUM -> {
                         String add = c.aggregate == Aggregate.COUNT ? "1" : "tonumber(ARGV[" + arg++ + "])";
-                        lua.append(String.format(Locale.ROOT, "ringCheck('%s', %s, %d, %s, v[%d], set)\n",
-                                c.id, bucketNumber, c.buckets, add, field));
-                        field += 1;
+                        lua.append(String.format(Locale.ROOT, "ring(%s, %d, %s, v[%d])", bucketNumber, c.buckets, add, field));
+                        rings = true;
                     }
                     case DISTINCT -> {
                         int m = arg++;
                         lua.append(String.format(Locale.ROOT,
-                                "distinctCheck(KEYS[%d], '%s', %s, %d, %d, ARGV[%d] ~= '' and ARGV[%d] or nil, v[%d], set)\n",
-                                distinctKey++, c.id, bucketNumber, c.buckets, c.bucketMillis, m, m, field));
-                        field += 1;
+                                "distinct(KEYS[%d], %s, %d, %d, ARGV[%d] ~= '' and ARGV[%d] or nil, v[%d])",
+                                distinctKey++, bucketNumber, c.buckets, c.bucketMillis, m, m, field));
                     }
                 }
+                lua.append(" end\n");
+                field += 1;
             }
-            lua.append("writeGroup(").append(hash).append(", v[1], ").append(g.span).append(", set)\n");
+            // rings change on every counting call; a group of distinct checks only when one of them did
+            lua.append("if write");
+            if (!rings) {
+                lua.append(" and (");
+                for (int a = firstAnswer; a < answer; a++) {
+                    lua.append(a == firstAnswer ? "" : " or ").append('s').append(a).append(" ~= v[")
+                            .append(a - firstAnswer + 2).append(']');
+                }
+                lua.append(')');
+            }
+            lua.append(" then writeFields(").append(hash).append(", v[1], ").append(g.span);
+            int f = 0;
+            for (VelocityPlan.Check c : g.checks) {
+                lua.append(", '").append(c.id).append("', s").append(firstAnswer + f++);
+            }
+            lua.append(") end\n");
             key = distinctKey;
         }
         // the marker: one pack for a new transaction, entry by entry for a retry asking new checks
@@ -136,7 +164,8 @@ final class VelocityScripts {
         lua.append("), 'PX', '").append(call.markerTtl).append("')\n  else\n    local lines = {}\n");
         forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id)
                 .append("'] then lines[#lines + 1] = pack('>c8d', '").append(c.id).append("', a").append(a).append(") end\n"));
-        lua.append("    remark(KEYS[1], prior, lines, ").append(call.markerTtl).append(")\n  end\nend\nreturn {");
+        lua.append("    if #lines > 0 then redis.call('SET', KEYS[1], prior .. table.concat(lines), 'PX', '")
+                .append(call.markerTtl).append("') end\n  end\nend\nreturn {");
         forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append('a').append(a));
         return lua.append("}\n").toString();
     }

@@ -25,8 +25,10 @@
 
 local now = tonumber(ARGV[1])
 local write = ARGV[2] == 'w'
-local cap -- members kept per distinct check: set by the main part
-local floor, rep, byte = math.floor, string.rep, string.byte
+-- members kept per distinct check, and the rank (text) from which ZREMRANGEBYRANK evicts beyond it:
+-- set by the main part
+local cap, capRank
+local floor, rep, byte, sub = math.floor, string.rep, string.byte, string.sub
 local pack, unpackBytes = struct.pack, struct.unpack
 
 -- The answers a transaction seen before got, by check id (nil for a new transaction, or a marker
@@ -40,16 +42,18 @@ local function answersOf(prior)
   return answered
 end
 
-local ZERO = pack('>d', 0)
+-- a zero slot, as a constant (no pack per call)
+local ZERO = '\0\0\0\0\0\0\0\0'
 
 -- One count/sum check. `state` is its packed ring (nil when new): head and running total (16 bytes),
 -- then slot r (0..n) at byte 17 + 8r. Moves the head to the current bucket, subtracting the buckets
--- that leave (their slots are reused, zeroed), and adds this transaction. Appends its write to
--- `set`. Only the slots it touches are unpacked; the rest of the ring is copied as bytes.
-local function ringCheck(id, cur, n, add, state, set)
-  local ring = n + 1
+-- that leave (their slots are reused, zeroed), and adds this transaction. Returns the answer and,
+-- when counting, the ring's new state: built in one concatenation (one new string), only the slots
+-- it touches unpacked, the rest of the ring copied as bytes.
+local function ring(cur, n, add, state)
+  local slots = n + 1
   local head, total
-  if state and #state == 8 * (ring + 2) then head, total = unpackBytes('>dd', state) end
+  if state and #state == 8 * (slots + 2) then head, total = unpackBytes('>dd', state) end
   local moved -- buckets the head moves (nil: a new ring)
   if not head or cur - head > n then
     total = 0 -- new, or idle for a whole window: nothing left to count
@@ -57,33 +61,33 @@ local function ringCheck(id, cur, n, add, state, set)
     cur, moved = head, 0 -- the same bucket; a replica behind counts into the newest bucket
   else
     moved = cur - head
-    for b = head + 1, cur do total = total - unpackBytes('>d', state, 17 + 8 * (b % ring)) end
+    for b = head + 1, cur do total = total - unpackBytes('>d', state, 17 + 8 * (b % slots)) end
   end
   local answer = total + add
   if not write then return answer end
-  local r = cur % ring
+  local r = cur % slots
   local at = 17 + 8 * r
-  local body
   if not moved then
-    body = rep(ZERO, r) .. pack('>d', add) .. rep(ZERO, ring - r - 1)
+    return answer, pack('>dd', cur, answer) .. rep(ZERO, r) .. pack('>d', add) .. rep(ZERO, slots - r - 1)
   elseif moved == 0 then
-    body = state:sub(17, at - 1) .. pack('>d', unpackBytes('>d', state, at) + add) .. state:sub(at + 8)
+    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 1)
+        .. pack('>d', unpackBytes('>d', state, at) + add) .. sub(state, at + 8)
   elseif r - moved + 1 >= 0 then -- slots r-moved+1 .. r leave: zero them, r gets this transaction
-    body = state:sub(17, at - 8 * moved + 7) .. rep(ZERO, moved - 1) .. pack('>d', add) .. state:sub(at + 8)
-  else -- they wrap around the ring's end
-    local tail = moved - r - 1
-    body = rep(ZERO, r) .. pack('>d', add) .. state:sub(at + 8, 16 + 8 * (ring - tail)) .. rep(ZERO, tail)
+    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 8 * moved + 7) .. rep(ZERO, moved - 1)
+        .. pack('>d', add) .. sub(state, at + 8)
   end
-  set[#set + 1] = id
-  set[#set + 1] = pack('>dd', cur, answer) .. body
-  return answer
+  -- they wrap around the ring's end
+  local tail = moved - r - 1
+  return answer, pack('>dd', cur, answer) .. rep(ZERO, r) .. pack('>d', add)
+      .. sub(state, at + 8, 16 + 8 * (slots - tail)) .. rep(ZERO, tail)
 end
 
 -- One distinct check on its ZSET. `state` packs the bucket of the last trim and the members kept: members
 -- are counted as they are added and removed, so a call costs one ZADD; stale members leave at the
 -- first call of each bucket (ZREMRANGEBYSCORE), so the answer counts members seen within the window
 -- plus at most one bucket (the count/sum bound). Read-only calls count exactly (ZCOUNT).
-local function distinctCheck(key, id, cur, n, bucket, member, state, set)
+-- Returns the answer and, when counting, the state to keep (`state` itself when unchanged).
+local function distinct(key, cur, n, bucket, member, state)
   local window = bucket * n
   local since = now - window
   if not write then
@@ -111,42 +115,29 @@ local function distinctCheck(key, id, cur, n, bucket, member, state, set)
   if added then
     size, changed = size + 1, true
     if size > cap then
-      size = size - redis.call('ZREMRANGEBYRANK', key, 0, -(cap + 1)) -- keep the cap members seen last
+      size = size - redis.call('ZREMRANGEBYRANK', key, '0', capRank) -- keep the cap members seen last
     end
   end
   if trimmedNow or (added and size == 1) then
     -- covers every member written until the next trim (at most one bucket away)
     redis.call('PEXPIRE', key, window + 2 * bucket)
   end
-  if changed then
-    set[#set + 1] = id
-    set[#set + 1] = pack('>dd', trimmed, size)
-  end
-  if size > cap then return cap end
-  return size
+  if changed then state = pack('>dd', trimmed, size) end
+  if size > cap then return cap, state end
+  return size, state
 end
 
--- Ends one group: writes the fields its checks changed (`set`) with one HSET, and moves the hash's TTL
--- when the deadline it remembers (`exp`, field |exp) is nearer than now + span.
-local function writeGroup(hash, exp, span, set)
-  if not write or #set == 0 then return end
+-- Writes one group's fields (`...`: field, value, ...) with one HSET, and moves the hash's TTL when
+-- the deadline it remembers (`exp`, field |exp) is nearer than now + span. Generated scripts pass
+-- their fields directly: no table per group.
+local function writeFields(hash, exp, span, ...)
   exp = tonumber(exp) or 0
   if exp < now + span then
     -- a tenth of the span as slack, so a busy hash pays the PEXPIRE about once per bucket
     exp = now + span + floor(span / 10)
-    set[#set + 1] = '|exp'
-    set[#set + 1] = exp
-    redis.call('HSET', hash, unpack(set))
+    redis.call('HSET', hash, '|exp', exp, ...)
     redis.call('PEXPIRE', hash, exp - now)
   else
-    redis.call('HSET', hash, unpack(set))
-  end
-end
-
--- The marker of a transaction seen before (`prior`) that gets new checks (the ruleset changed
--- since): its entries plus the new ones (`lines`: pack('>c8d', id, answer) each).
-local function remark(marker, prior, lines, ttl)
-  if #lines > 0 then
-    redis.call('SET', marker, prior .. table.concat(lines), 'PX', ttl)
+    redis.call('HSET', hash, ...)
   end
 end

@@ -14,8 +14,32 @@
 -- Returns one integer per check (sums x 10^4); a retry answers what it answered then.
 
 cap = tonumber(ARGV[4])
-local byte, sub = string.byte, string.sub
+capRank = tostring(-(cap + 1))
 local DISTINCT = 100 -- 'd'
+
+-- ring and distinct for the generic script: their writes appended to `set` (field, value, ...).
+local function ringCheck(id, cur, n, add, state, set)
+  local answer, new = ring(cur, n, add, state)
+  if new then
+    set[#set + 1] = id
+    set[#set + 1] = new
+  end
+  return answer
+end
+
+local function distinctCheck(key, id, cur, n, bucket, member, state, set)
+  local answer, new = distinct(key, cur, n, bucket, member, state)
+  if new and new ~= state then
+    set[#set + 1] = id
+    set[#set + 1] = new
+  end
+  return answer
+end
+
+-- Ends one group of the generic script: writes the fields its checks changed (`set`).
+local function writeGroup(hash, exp, span, set)
+  if write and #set > 0 then writeFields(hash, exp, span, unpack(set)) end
+end
 
 -- One group (the checks on one dimension value), starting at ARGV[a] and KEYS[keyAt]: reads the
 -- states of its checks with one HMGET, answers, writes with one HSET.

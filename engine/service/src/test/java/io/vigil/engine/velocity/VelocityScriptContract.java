@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * What the velocity script must do, against a real Redis: run by {@link StandaloneVelocityScriptTest}
- * and {@link ClusterVelocityScriptTest}. Time is the test's: every call passes its own "now".
+ * and {@link ClusterVelocityScriptTest} (scripts generated per call plan) and by {@link
+ * GenericVelocityScriptTest} (the generic script). Time is the test's: every call passes its own "now".
  */
 abstract class VelocityScriptContract {
 
@@ -77,7 +78,15 @@ abstract class VelocityScriptContract {
             shared = target().open(vertx);
         }
         flush();
-        client = new VelocityScriptClient(vertx, shared, cluster(), 10);
+        client = newClient(shared, VelocityScriptClient.DEFAULT_DISTINCT_CAP);
+    }
+
+    /**
+     * The client under test on {@code redis}: scripts generated per call plan; {@link
+     * GenericVelocityScriptTest} runs the same contract on the generic script (plans beyond the cache).
+     */
+    VelocityScriptClient newClient(Redis redis, int distinctCap) {
+        return new VelocityScriptClient(vertx, redis, cluster(), 10, distinctCap);
     }
 
     @AfterEach
@@ -238,7 +247,7 @@ abstract class VelocityScriptContract {
     @Test
     void distinctMembersBeyondTheCapEvictTheOldestAndTheCountSaturates() {
         client.close();
-        client = new VelocityScriptClient(vertx, shared, cluster(), 10, 3);
+        client = newClient(shared, 3);
         String id = VelocityKeys.wireId(distinct("merchants-1m", "card-P", 60, "a"));
         String set = VelocityKeys.distinctKey(VelocityKeys.tag("card_hash", "card-P"), RS, id);
         assertThat(one(T0, distinct("merchants-1m", "card-P", 60, "a"))).isEqualTo(1);
@@ -273,7 +282,7 @@ abstract class VelocityScriptContract {
     @Test
     void memoryPerCheckIsBoundedWhateverTheHistory() {
         client.close();
-        client = new VelocityScriptClient(vertx, shared, cluster(), 10, 50);
+        client = newClient(shared, 50);
         VelocityCheck minute = count("count-1m", "card-Z", 60);          // 6 s buckets, ring of 11
         VelocityCheck amount = sum("amount-1h", "card-Z", 3600, 2.5);     // 6 min buckets
         String key = velocityKey("card-Z");
@@ -376,6 +385,48 @@ abstract class VelocityScriptContract {
     }
 
     @Test
+    void aRetryAskingNewChecksCountsOnlyThoseAndKeepsTheOthers() {
+        VelocityCheck c = count("card-5m", "card-Q", 300);
+        VelocityCheck d = distinct("merch-5m", "card-Q", 300, "m-1");
+        assertThat(run("txn-q", T0, false, c, d)).containsExactly(1, 1);
+        run("txn-q2", T0 + 1, false, c, distinct("merch-5m", "card-Q", 300, "m-2"));
+        // the ruleset changed before the retry: it also asks a sum and a count its marker lacks
+        VelocityCheck s = sum("amt-5m", "card-Q", 300, 5);
+        VelocityCheck h = count("card-1h", "card-Q", 3600);
+        assertThat(run("txn-q", T0 + 2, false, c, d, s, h)).containsExactly(1, 1, 5, 1);
+        assertThat(run("txn-q", T0 + 3, false, c, d, s, h)).containsExactly(1, 1, 5, 1);
+        // the answered checks kept their state; the new ones counted once
+        assertThat(run("txn-q3", T0 + 4, false, c, distinct("merch-5m", "card-Q", 300, "m-3"), s, h))
+                .containsExactly(3, 3, 10, 2);
+        // the same with the velocity hash gone (expired) under the marker: the answered checks' fields
+        // stay absent, the new check counts from its first transaction
+        String key = velocityKey("card-Q");
+        command(key, "DEL", key);
+        VelocityCheck m = count("card-10m", "card-Q", 600);
+        assertThat(run("txn-q3", T0 + 5, false, c, distinct("merch-5m", "card-Q", 300, "m-3"), s, h, m))
+                .containsExactly(3, 3, 10, 2, 1);
+        assertThat(run("txn-q4", T0 + 6, false, c, s, m)).containsExactly(1, 5, 2);
+    }
+
+    @Test
+    void theLargestCallsAreAnsweredWhicheverScriptRunsThem() {
+        // 40 checks: the most a generated script takes (Lua's 250 registers); 41: the generic script
+        for (int size : new int[]{VelocityScripts.MAX_GENERATED_CHECKS, VelocityScripts.MAX_GENERATED_CHECKS + 1}) {
+            VelocityCheck[] checks = new VelocityCheck[size];
+            for (int i = 0; i < size; i++) {
+                checks[i] = i % 3 == 2 ? sum("amt-" + i, "card-L" + size, 300, 2)
+                        : count("card-" + i, "card-L" + size, 300);
+            }
+            for (int t = 1; t <= 2; t++) {
+                double[] answers = run(T0 + t, checks);
+                for (int i = 0; i < size; i++) {
+                    assertThat(answers[i]).as("check %d of %d", i, size).isEqualTo(i % 3 == 2 ? 2.0 * t : t);
+                }
+            }
+        }
+    }
+
+    @Test
     void concurrentRetriesOfOneTransactionCountOnce() {
         VelocityCheck c = count("card-5m", "card-C", 300);
         VelocityCheck s = sum("amt-5m", "card-C", 300, 12.5);
@@ -402,7 +453,7 @@ abstract class VelocityScriptContract {
             for (int k = 0; k < clients; k++) {
                 Redis own = target().open(vertx);
                 connections.add(own);
-                VelocityScriptClient other = new VelocityScriptClient(vertx, own, cluster(), 10);
+                VelocityScriptClient other = newClient(own, VelocityScriptClient.DEFAULT_DISTINCT_CAP);
                 others.add(other);
                 for (int i = 0; i < perClient; i++) {
                     calls.add(other.run(new VelocityRequest("txn-" + k + "-" + i, List.of(c), false), T0 + i).toCompletableFuture());

@@ -35,7 +35,8 @@ class VelocityScriptsTest {
         assertThat(call.sha).isEqualTo(VelocityScripts.sha1(call.script));
         // the plan is in the script as constants: ids, bucket lengths, the hash's span
         assertThat(call.script).contains("'" + VelocityKeys.digest("count-5m:300s:count") + "'")
-                .contains("floor(now / 30000)").contains("writeGroup(KEYS[2], v[1], 3960000, set)");
+                .contains("floor(now / 30000)")
+                .contains("writeFields(KEYS[2], v[1], 3960000, '" + VelocityKeys.digest("count-5m:300s:count") + "', s1");
         assertThat(scripts.plan(request("card-1", "dev-1", "count-5m-other"))).isNotSameAs(first);
         assertThat(scripts.cached()).isEqualTo(2);
     }

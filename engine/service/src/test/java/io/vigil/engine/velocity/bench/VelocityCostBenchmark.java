@@ -215,6 +215,24 @@ public final class VelocityCostBenchmark {
                 false);
     }
 
+    /**
+     * The velocity checks of the sample CARD_MONITORING v1 (all-match): card count 1 h, card spend
+     * 24 h, distinct cards per merchant 1 h; merchants drawn from {@code cards / 10}, so hot merchants
+     * keep their distinct set at its cap. Deterministic per transaction number.
+     */
+    static VelocityRequest cardMonitoringV1(long i, int cards) {
+        SplittableRandom r = new SplittableRandom(i * 0x9E3779B97F4A7C15L + 43);
+        String card = "card-" + r.nextInt(cards);
+        String merchant = "m-" + r.nextInt(Math.max(1, cards / 10));
+        double amount = 1 + r.nextInt(50_000) / 100.0;
+        String rs = "CARD_MONITORING";
+        return new VelocityRequest("txm-" + i, List.of(
+                new VelocityCheck(rs, "card-1h-count-monitor", "card_hash", card, 3600, Aggregate.COUNT, 0, null, 10),
+                new VelocityCheck(rs, "card-24h-spend-monitor", "card_hash", card, 86400, Aggregate.SUM, amount, null, 10000),
+                new VelocityCheck(rs, "merchant-1h-distinct-cards", "merchant_id", merchant, 3600, Aggregate.DISTINCT, 0,
+                        card, 500)), false);
+    }
+
     static VelocityRequest threeChecks(long i) {
         SplittableRandom r = new SplittableRandom(i * 0x9E3779B97F4A7C15L + 31);
         String card = "card-" + r.nextInt(CARDS);

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,7 +66,8 @@ public final class VelocityInstructionsBenchmark {
         // steady state, not measured: one simulated hour of hot-card traffic
         long t0 = VelocityCostBenchmark.T0;
         long step = HOUR / WARM; // the measured calls continue at the warm-up's rate
-        calls(vertx, velocity, 1_000_000, WARM, t0, step);
+        calls(vertx, velocity, 1_000_000, WARM, t0, step, VelocityInstructionsBenchmark::hot);
+        calls(vertx, velocity, 1_000_000, WARM, t0, step, VelocityInstructionsBenchmark::monitoring);
         long start = t0 + HOUR;
 
         callgrind(pid, "-i", "on");
@@ -78,24 +80,38 @@ public final class VelocityInstructionsBenchmark {
         if (generic != null) {
             variants.put(label + ", generic script", generic);
         }
+        // both script kinds: CARD_AUTH v2 (10 checks, first match) and CARD_MONITORING v1 (3 checks, all-match)
+        Map<String, LongFunction<VelocityRequest>> kinds = new LinkedHashMap<>();
+        kinds.put("CARD_AUTH v2", VelocityInstructionsBenchmark::hot);
+        kinds.put("CARD_MONITORING v1", VelocityInstructionsBenchmark::monitoring);
         Map<String, Long> measured = new LinkedHashMap<>();
+        Map<String, Long> floors = new LinkedHashMap<>();
         long base = 2_000_000;
         long at = start;
-        for (var v : variants.entrySet()) {
-            long from = base;
-            long t = at;
-            measured.put(v.getKey(), measure(pid, () -> calls(vertx, v.getValue(), from, CALLS, t, step)));
+        for (var kind : kinds.entrySet()) {
+            for (var v : variants.entrySet()) {
+                long from = base;
+                long t = at;
+                String name = v.getKey() + ", " + kind.getKey();
+                measured.put(name, measure(pid, () -> calls(vertx, v.getValue(), from, CALLS, t, step, kind.getValue())));
+                profile(pid, name);
+                floors.put(name, 0L);
+                base += CALLS;
+                at += step * CALLS;
+            }
+            long floorAt = at;
+            long floorFrom = base;
+            long floor = measure(pid, () -> batches(vertx, CALLS,
+                    i -> nativeCommands(kind.getValue().apply(floorFrom + i), floorAt + step * i), redis));
+            floors.replaceAll((name, f) -> name.endsWith(kind.getKey()) ? floor : f);
             base += CALLS;
             at += step * CALLS;
         }
-        long floorAt = at;
-        long floor = measure(pid, () -> batches(vertx, CALLS,
-                i -> nativeCommands(hot(3_000_000 + i), floorAt + step * i), redis));
         callgrind(pid, "-i", "off");
 
         double pingPer = (double) ping / CALLS;
-        double floorPer = (double) floor / CALLS - pingPer;
         for (var m : measured.entrySet()) {
+            double floorPer = (double) floors.get(m.getKey()) / CALLS - pingPer;
             double callPer = (double) m.getValue() / CALLS - pingPer;
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %.2f× | %,.0f | %s |%n",
                     m.getKey(), callPer, floorPer, pingPer, callPer / floorPer, idlePerSecond,
@@ -114,8 +130,8 @@ public final class VelocityInstructionsBenchmark {
      * {@code n} hot-card transactions from number {@code base}, {@link #BATCH} submitted in one
      * event-loop turn (so the client writes them as one batch, as the engine does), one batch at a time.
      */
-    static void calls(Vertx vertx, VelocityScriptClient velocity, long base, int n, long start, long step)
-            throws Exception {
+    static void calls(Vertx vertx, VelocityScriptClient velocity, long base, int n, long start, long step,
+                      LongFunction<VelocityRequest> kind) throws Exception {
         io.vertx.core.Context loop = vertx.getOrCreateContext();
         for (int b = 0; b < n; b += BATCH) {
             int first = b;
@@ -124,7 +140,7 @@ public final class VelocityInstructionsBenchmark {
             CountDownLatch sent = new CountDownLatch(1);
             loop.runOnContext(v -> {
                 for (int i = first; i < last; i++) {
-                    done.add(velocity.run(hot(base + i), start + step * i).toCompletableFuture());
+                    done.add(velocity.run(kind.apply(base + i), start + step * i).toCompletableFuture());
                 }
                 sent.countDown();
             });
@@ -146,6 +162,22 @@ public final class VelocityInstructionsBenchmark {
 
     static VelocityRequest hot(long i) {
         return VelocityCostBenchmark.cardAuthV2(i, VelocityCostBenchmark.HOT_CARDS);
+    }
+
+    static VelocityRequest monitoring(long i) {
+        return VelocityCostBenchmark.cardMonitoringV1(i, VelocityCostBenchmark.HOT_CARDS);
+    }
+
+    /**
+     * With {@code -Dbench.instr.profile=true}, dumps callgrind's counters of the phase just measured
+     * (callgrind.out.N beside the server's; read with {@code callgrind_annotate}): where a call's
+     * instructions go, by Redis and Lua function.
+     */
+    static void profile(String pid, String phase) throws Exception {
+        if (Boolean.getBoolean("bench.instr.profile")) {
+            System.out.println("profile dump: " + phase);
+            callgrind(pid, "-d");
+        }
     }
 
     /**

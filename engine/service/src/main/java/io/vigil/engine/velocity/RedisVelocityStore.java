@@ -13,8 +13,7 @@ import io.vigil.engine.ruleset.RulesetRegistry;
 import io.vigil.engine.ruleset.RulesetSnapshot;
 import io.vigil.rules.model.Rule;
 import io.vigil.rules.model.RulesetDocument;
-import io.vigil.rules.model.Velocity;
-import io.vigil.rules.velocity.Aggregate;
+import io.vigil.rules.velocity.DistinctCap;
 import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import io.vigil.rules.velocity.VelocityStore;
@@ -26,7 +25,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -235,23 +233,21 @@ public class RedisVelocityStore implements VelocityStore {
         }
     }
 
-    /** Enabled distinct rules of the active rulesets whose threshold is above {@code cap}, described. */
+    /**
+     * Enabled distinct rules of the active rulesets whose threshold is above {@code cap}, described
+     * (the lint itself is the rules library's {@link DistinctCap}).
+     */
     static List<String> unreachableDistinctRules(RulesetSnapshot snapshot, int cap) {
         List<String> found = new ArrayList<>();
-        BigDecimal limit = BigDecimal.valueOf(cap);
         for (KeyRulesets key : snapshot.keys()) {
             for (LoadedRuleset partition : key.partitions()) {
                 RulesetDocument document = partition.compiled().document();
                 if (document == null) {
                     continue;
                 }
-                for (Rule rule : document.rules()) {
-                    Velocity v = rule.velocity();
-                    if (rule.enabled() && v != null && v.aggregate() == Aggregate.DISTINCT && v.threshold() != null
-                            && v.threshold().compareTo(limit) > 0) {
-                        found.add("ruleset " + partition.key() + " v" + partition.version() + " (" + partition.partition()
-                                + ") rule " + rule.ruleId() + ": distinct threshold " + v.threshold().toPlainString());
-                    }
+                for (Rule rule : DistinctCap.unreachable(document, cap)) {
+                    found.add("ruleset " + partition.key() + " v" + partition.version() + " (" + partition.partition()
+                            + ") rule " + rule.ruleId() + ": distinct threshold " + rule.velocity().threshold().toPlainString());
                 }
             }
         }

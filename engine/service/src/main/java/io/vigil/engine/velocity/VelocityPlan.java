@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The script calls of one shape of {@link VelocityRequest}: its checks (ruleset key, rule, dimension,
  * window, aggregate, in request order) grouped by velocity hash, and which groups go in which call.
- * Built once per shape and cached by {@link VelocityPlans} (a ruleset version has a few shapes: which
+ * Built once per shape and cached, immutable, by {@link VelocityPlans} (a ruleset version has a few shapes: which
  * of its dimensions a transaction carries), like envoy ratelimit's per-descriptor cache keys: per
  * request only the values (dimension values, amounts, members, the transaction id) are encoded.
  *
@@ -83,11 +83,14 @@ final class VelocityPlan {
         final long markerTtl;
         /** Checks answered (repeats not included). */
         final int size;
-        /** The generated script (VelocityScripts) and its SHA-1; null: the generic script. */
-        String script;
-        String sha;
+        /** The script generated for this call; null: the generic script. */
+        final LuaScript script;
 
         Call(List<Group> groups) {
+            this(groups, null);
+        }
+
+        private Call(List<Group> groups, LuaScript script) {
             this.groups = groups;
             int keys = 1;
             long ttl = 0;
@@ -100,6 +103,12 @@ final class VelocityPlan {
             this.keys = keys;
             this.markerTtl = ttl;
             this.size = size;
+            this.script = script;
+        }
+
+        /** This call with its own generated script. */
+        Call withScript(LuaScript script) {
+            return new Call(groups, script);
         }
     }
 
@@ -127,7 +136,7 @@ final class VelocityPlan {
      * The plan of {@code request}'s shape: checks grouped by ruleset key and dimension value (groups
      * in order of first use); standalone, groups of one ruleset key in one call.
      */
-    static VelocityPlan of(VelocityRequest request, boolean cluster, VelocityScriptClient buckets) {
+    static VelocityPlan of(VelocityRequest request, boolean cluster, BucketLayout buckets) {
         List<VelocityCheck> checks = request.checks();
         int n = checks.size();
         Check[] byPosition = new Check[n];
@@ -184,6 +193,19 @@ final class VelocityPlan {
         }
         return new VelocityPlan(List.copyOf(checks), byPosition, groupOf, List.copyOf(groups), List.copyOf(calls),
                 repeats);
+    }
+
+    /**
+     * This plan with a generated script for each call {@code script} answers (null: the generic
+     * script): a new plan, this one is left as it is.
+     */
+    VelocityPlan withScripts(java.util.function.Function<Call, LuaScript> script) {
+        List<Call> scripted = new ArrayList<>(calls.size());
+        for (Call call : calls) {
+            LuaScript generated = script.apply(call);
+            scripted.add(generated == null ? call : call.withScript(generated));
+        }
+        return new VelocityPlan(shape, byPosition, groupOf, groups, List.copyOf(scripted), repeats);
     }
 
     /** A hash of the request's shape (what {@link #fits} compares): no allocation. */

@@ -1,37 +1,25 @@
 package io.vigil.engine.velocity;
 
 import io.vigil.rules.velocity.Aggregate;
-import io.vigil.rules.velocity.VelocityRequest;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The Lua of velocity calls (docs/adr/0006-velocity-scripts-per-plan.md): the functions of
- * velocity-functions.lua followed by a main part, either generated for one {@link VelocityPlan.Call}
- * (its check ids, buckets, spans and the distinct cap as constants, straight-line: only now, the mode,
- * sums and distinct members travel as arguments), or the generic velocity.lua that reads the plan from
- * its arguments.
- *
- * <p>Plans, and so their scripts, are cached by shape ({@link #plan}); the cache is bounded
- * ({@link #MAX_PLANS}): Redis 7.0 keeps every script it was sent until {@code SCRIPT FLUSH}, so a
- * flood of shapes (never seen with real rulesets: a few per ruleset version) falls back to the
- * generic script instead of filling Redis' script cache.
+ * The Lua of velocity calls (docs/adr/0006-velocity-scripts-per-plan.md,
+ * docs/adr/0015-velocity-script-cost.md): the functions of velocity-functions.lua followed by a main
+ * part, either generated for one {@link VelocityPlan.Call} (its check ids, buckets, spans and the
+ * distinct cap as constants, straight-line: only now, the mode, sums and distinct members travel as
+ * arguments), or the generic velocity.lua that reads the plan from its arguments. Text only: which
+ * plans get a generated script is {@link VelocityPlans}' choice.
  */
 final class VelocityScripts {
 
     static final String FUNCTIONS = resource("velocity-functions.lua");
-    static final String GENERIC = FUNCTIONS + resource("velocity.lua");
-    static final String GENERIC_SHA = sha1(GENERIC);
-    /** Plans (shapes) with a generated script; beyond it, plans are built per request and use the generic script. */
-    static final int MAX_PLANS = 512;
+    static final LuaScript GENERIC = LuaScript.of(FUNCTIONS + resource("velocity.lua"));
     /**
      * Checks per call beyond which the generic script is used: a Lua function has at most 250
      * registers, and the generated one holds two locals per check (answer, state) plus the arguments of
@@ -39,41 +27,7 @@ final class VelocityScripts {
      */
     static final int MAX_GENERATED_CHECKS = 40;
 
-    private final ConcurrentHashMap<Long, VelocityPlan> plans = new ConcurrentHashMap<>();
-    private final VelocityScriptClient client;
-    private final boolean cluster;
-    private final boolean generate;
-
-    /** @param generate false: every call uses the generic script (benchmarks compare the two) */
-    VelocityScripts(VelocityScriptClient client, boolean cluster, boolean generate) {
-        this.client = client;
-        this.cluster = cluster;
-        this.generate = generate;
-    }
-
-    /** The plan of this request's shape: cached (with its scripts) when there is room. */
-    VelocityPlan plan(VelocityRequest request) {
-        long shape = VelocityPlan.shapeHash(request);
-        VelocityPlan cached = plans.get(shape);
-        if (cached != null && cached.fits(request)) {
-            return cached;
-        }
-        VelocityPlan plan = VelocityPlan.of(request, cluster, client);
-        if (cached == null && generate && plans.size() < MAX_PLANS) {
-            for (VelocityPlan.Call call : plan.calls) {
-                if (call.size <= MAX_GENERATED_CHECKS) {
-                    call.script = generate(call, client.distinctCap());
-                    call.sha = sha1(call.script);
-                }
-            }
-            VelocityPlan raced = plans.putIfAbsent(shape, plan);
-            return raced != null && raced.fits(request) ? raced : plan;
-        }
-        return plan;
-    }
-
-    int cached() {
-        return plans.size();
+    private VelocityScripts() {
     }
 
     /**
@@ -192,14 +146,6 @@ final class VelocityScripts {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

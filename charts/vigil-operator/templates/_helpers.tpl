@@ -79,11 +79,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, update, delete]
-# A FraudLoadTest's verdict is read from the k6 runner Jobs and their pods; the engine and relay pods
-# are watched for why they do not start (image pull, crash loop) (read only).
+# A FraudLoadTest's verdict is read from the k6 runner Jobs and their pods (created by the operator
+# itself where it runs the TestRuns, ADR 0014); the engine and relay pods are watched for why they do
+# not start (image pull, crash loop) (read only).
 - apiGroups: [batch]
   resources: [jobs]
-  verbs: [get, list, watch]
+  verbs: [get, list, watch, create]
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch]
@@ -116,5 +117,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [k6.io]
   resources: [testruns]
   verbs: [get, list, watch, create, patch, update, delete]
+- apiGroups: [k6.io]
+  resources: [testruns/status]
+  verbs: [get, patch, update]
 {{- end }}
 {{- end -}}

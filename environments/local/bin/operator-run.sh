@@ -66,6 +66,8 @@ else
   export VIGIL_OPERATOR_LEADER_ELECTION_ENABLED=true POD_NAMESPACE="$OP_NS" POD_NAME="operator-run-$(hostname)"
   echo "operator-run: running as system:serviceaccount:$OP_NS:$OP_RELEASE (the chart's RBAC; token valid 24 h)"
 fi
+# No k6-operator locally: the operator runs FraudLoadTests' TestRuns itself (ADR 0014).
+export VIGIL_LOADTEST_RUNNER="${VIGIL_LOADTEST_RUNNER:-jobs}"
 OPTS=(-Xmx256m -XX:+UseSerialGC -Dquarkus.http.port="${VIGIL_OPERATOR_HTTP_PORT:-9191}")
 if [ "${1:-}" = "--background" ]; then
   . "$ROOT/environments/local/bin/process-lib.sh"

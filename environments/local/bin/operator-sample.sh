@@ -20,7 +20,7 @@ real_node=0
 if [ "$(k get node vigil-real-node -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; then
   real_node=1
   host=$(pod_reachable_host)
-  for image in engine relay; do
+  for image in engine relay loadtest-runner; do
     VIGIL_CLUSTER_DIR="$ROOT/.local/cluster" "$BIN/node-import.sh" "$("$BIN/images.sh" archive "$image")"
   done
   engine_image=$("$BIN/images.sh" ref engine)
@@ -75,4 +75,6 @@ cat <<TXT
     its Service from this host      curl -H 'Content-Type: application/json' -d @txn.json $url
     or through port-forward         kubectl -n $NS port-forward svc/vigil-engine 18081:8081
     its events                      Kafka topic fraud.card.decisions.v1 (make watch-decisions)
+    an in-cluster load test         kubectl -n $NS apply -f $ROOT/environments/local/samples/loadtest.yaml; kubectl -n $NS get flt -w
+      (real k6 in a pod here; again: kubectl -n $NS delete flt local-smoke, then apply; its log: kubectl -n $NS logs -l k6_cr=local-smoke-g1)
 TXT

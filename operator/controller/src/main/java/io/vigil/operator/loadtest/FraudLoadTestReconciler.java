@@ -39,9 +39,9 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "vigil.io", resources = "fraudengines", verbs = {"get", "list"})
 @RBACRule(apiGroups = "", resources = "configmaps", verbs = {"get", "list", "create", "patch", "update", "delete"})
 @RBACRule(apiGroups = "k6.io", resources = "testruns", verbs = {"get", "list", "create", "patch", "delete"})
-// Vigil's own TestRun runner (RunnerJobs, off by default) also creates Jobs and patches testruns/status: the
-// chart does not grant that yet (ADR 0014), it runs with the local operator's admin credentials.
-@RBACRule(apiGroups = "batch", resources = "jobs", verbs = {"get", "list"})
+// Vigil's own TestRun runner (RunnerJobs, vigil.loadtest.runner=jobs, ADR 0014): runner Jobs and the TestRun's stage.
+@RBACRule(apiGroups = "k6.io", resources = "testruns/status", verbs = {"get", "patch", "update"})
+@RBACRule(apiGroups = "batch", resources = "jobs", verbs = {"get", "list", "create"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"get", "list"})
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get",
         resourceNames = LoadTestPlanner.TEST_RUN_CRD)

@@ -37,14 +37,20 @@ start_redis() {
   # shellcheck disable=SC2086  # pod_host: one word or none
   redis-server "$REDIS_SETTINGS" --port "$REDIS_PORT" --bind 127.0.0.1 $pod_host \
     --dir "$REDIS_DIR" --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"
-  local i
-  for i in $(seq 1 100); do
-    if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null | grep -q PONG; then
-      return 0
-    fi
+  # A Redis that reloads a large AOF answers LOADING for as long as that takes (about 8 s for 1.9 GB
+  # here): wait while it loads, up to VIGIL_REDIS_START_TIMEOUT seconds, and say so once.
+  local i reply said_loading="" limit=$(( ${VIGIL_REDIS_START_TIMEOUT:-300} * 10 ))
+  for i in $(seq 1 "$limit"); do
+    reply=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null || true)
+    case "$reply" in
+      PONG) return 0 ;;
+      LOADING*) [ -n "$said_loading" ] || { echo "    loading its dataset ($(du -sh "$REDIS_DIR" | cut -f1) in $REDIS_DIR)"; said_loading=1; } ;;
+    esac
+    if [ -z "$said_loading" ] && [ "$i" -ge 100 ]; then break; fi
+    redis_pid >/dev/null || break
     sleep 0.1
   done
-  echo "ERROR: redis-server did not answer PING within 10 s; see $REDIS_LOG" >&2
+  echo "ERROR: redis-server did not answer PING (see $REDIS_LOG)" >&2
   tail -20 "$REDIS_LOG" >&2 || true
   return 1
 }

@@ -123,7 +123,11 @@ class ChartsOnClusterTest {
         assertThat(canI("patch", "fraudengines.vigil.io/status", ns, sa)).isTrue();
         assertThat(canI("create", "deployments.apps", ns, sa)).isTrue();
         assertThat(canI("create", "prometheusrules.monitoring.coreos.com", ns, sa)).isTrue();
-        assertThat(canI("get", "secrets", ns, sa)).as("no secrets").isFalse();
+        // Secrets read only: the operator checks the ones spec.auth and spec.personalData name (SecretsValid)
+        assertThat(canI("get", "secrets", ns, sa)).as("reads the Secrets a FraudEngine names").isTrue();
+        assertThat(canI("create", "secrets", ns, sa)).as("never writes a Secret").isFalse();
+        assertThat(canI("update", "secrets", ns, sa)).as("never writes a Secret").isFalse();
+        assertThat(canI("get", "secrets", "default", sa)).as("no Secret outside the watched namespace").isFalse();
         assertThat(canI("create", "deployments.apps", "default", sa)).as("nothing outside the watched namespace").isFalse();
     }
 

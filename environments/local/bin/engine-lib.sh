@@ -5,19 +5,22 @@
 #   engine_status   one line
 # State: .local/run/engine.pid, log .local/run/engine.log. Ports: data 8081, management 9081.
 
+# How the engine is launched (jar, JVM options, readiness, timeouts) is read from the file the tests'
+# PackagedApp reads too (process-lib.sh's app_setting); only the instance's settings are added here.
+
 VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 RUN_DIR="$VIGIL_ROOT/.local/run"
 ENGINE_PIDFILE="$RUN_DIR/engine.pid"
 ENGINE_LOG="$RUN_DIR/engine.log"
-ENGINE_JAR="$VIGIL_ROOT/engine/service/target/quarkus-app/quarkus-run.jar"
+ENGINE_JAR="$VIGIL_ROOT/$(app_setting engine jar)"
 ENGINE_PORT="${VIGIL_ENGINE_PORT:-8081}"
 ENGINE_MANAGEMENT_PORT="${VIGIL_ENGINE_MANAGEMENT_PORT:-9081}"
 ENGINE_RULESETS="${VIGIL_RULESETS_DIR:-$VIGIL_ROOT/engine/rulesets}"
-ENGINE_START_TIMEOUT="${VIGIL_ENGINE_START_TIMEOUT:-120}"
+ENGINE_START_TIMEOUT="${VIGIL_ENGINE_START_TIMEOUT:-$(app_setting engine start.timeout.seconds)}"
 ENGINE_DATA_URL="http://127.0.0.1:$ENGINE_PORT"
 ENGINE_MANAGEMENT_URL="http://127.0.0.1:$ENGINE_MANAGEMENT_PORT"
-
-. "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
+ENGINE_READY_URL="$ENGINE_MANAGEMENT_URL$(app_setting engine ready.path)"
 
 # The pid recorded by start_engine, if that process is alive and is our engine jar.
 engine_pid() { recorded_pid "$ENGINE_PIDFILE" quarkus-run.jar; }
@@ -25,11 +28,25 @@ engine_pid() { recorded_pid "$ENGINE_PIDFILE" quarkus-run.jar; }
 # Ready, not just listening: the readiness check includes the warm-up (docs/velocity.md), so the first
 # decisions after `make run` are answered NORMAL within the deadline.
 engine_answers() {
-  curl -fsS -o /dev/null --max-time 2 "$ENGINE_MANAGEMENT_URL/q/health/ready" 2>/dev/null
+  curl -fsS -o /dev/null --max-time 2 "$ENGINE_READY_URL" 2>/dev/null
+}
+
+# ENGINE_COMMAND: the engine's command line, the shared JVM options first, then this instance's.
+engine_command() {
+  local java shared
+  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
+  shared=$(app_setting engine jvm.options) || return 1
+  # shellcheck disable=SC2206  # the options are words without spaces, split on purpose
+  ENGINE_COMMAND=("$java" $shared
+    -Dquarkus.http.port="$ENGINE_PORT"
+    -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT"
+    -Dvigil.rulesets.dir="$ENGINE_RULESETS"
+    ${VIGIL_ENGINE_JAVA_OPTS:-}
+    -jar "$ENGINE_JAR")
 }
 
 start_engine() {
-  local java pid
+  local pid
   mkdir -p "$RUN_DIR"
   [ -f "$ENGINE_JAR" ] || { echo "ERROR: $ENGINE_JAR is missing: run 'make build'" >&2; return 1; }
   if pid=$(engine_pid); then
@@ -47,23 +64,15 @@ start_engine() {
          "stop it, or set VIGIL_ENGINE_PORT / VIGIL_ENGINE_MANAGEMENT_PORT" >&2
     return 1
   fi
-  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
+  engine_command || return 1
   echo "==> starting the engine: data $ENGINE_DATA_URL, management $ENGINE_MANAGEMENT_URL, rulesets $ENGINE_RULESETS"
   echo "    log $ENGINE_LOG"
-  # Loopback only: a developer machine's engine is not for the network (in Kubernetes it binds 0.0.0.0).
-  # shellcheck disable=SC2086
   start_background "the engine" "$ENGINE_PIDFILE" "$ENGINE_LOG" "$ENGINE_START_TIMEOUT" engine_answers -- \
-    "$java" \
-    -Dquarkus.http.host=127.0.0.1 -Dquarkus.management.host=127.0.0.1 \
-    -Dquarkus.http.port="$ENGINE_PORT" \
-    -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT" \
-    -Dvigil.rulesets.dir="$ENGINE_RULESETS" \
-    ${VIGIL_ENGINE_JAVA_OPTS:-} \
-    -jar "$ENGINE_JAR" || return 1
+    "${ENGINE_COMMAND[@]}" || return 1
   echo "==> engine answers (pid $(engine_pid))"
 }
 
-stop_engine() { stop_background "the engine" "$ENGINE_PIDFILE" quarkus-run.jar 20; }
+stop_engine() { stop_background "the engine" "$ENGINE_PIDFILE" quarkus-run.jar "$(app_setting engine stop.grace.seconds)"; }
 
 engine_status() {
   local pid

@@ -13,6 +13,17 @@
 #   stop_background NAME PIDFILE PATTERN GRACE
 #                                     SIGTERM to the recorded process, SIGKILL after GRACE seconds,
 #                                     removes PIDFILE; nothing to do when it is not running
+#   app_setting APP KEY               a setting of the engine's or relay's launch (APP engine|relay), from
+#                                     the file the tests' PackagedApp reads too (key=value, # comments)
+
+APP_SETTINGS_DIR="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}/environments/local/test-support/src/main/resources/io/vigil/testing/app"
+
+app_setting() {
+  local file="$APP_SETTINGS_DIR/$1.properties" line
+  [ -f "$file" ] || { echo "ERROR: $file is missing" >&2; return 1; }
+  line=$(grep -m1 "^$2=" "$file") || { echo "ERROR: no '$2' in $file" >&2; return 1; }
+  echo "${line#*=}"
+}
 
 recorded_pid() {
   local pidfile="$1" pattern="$2" pid

@@ -5,13 +5,17 @@
 #   relay_status   one line
 # Management (health, metrics) on 9091. Log .local/run/relay.log.
 
+# How the relay is launched (jar, JVM options, readiness, timeouts) is read from the file the tests'
+# PackagedApp reads too (process-lib.sh's app_setting); only the instance's settings are added here.
+
 VIGIL_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
 . "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 RELAY_PIDFILE="$VIGIL_ROOT/.local/run/relay.pid"
 RELAY_LOG="$VIGIL_ROOT/.local/run/relay.log"
-RELAY_JAR="$VIGIL_ROOT/engine/relay/target/quarkus-app/quarkus-run.jar"
+RELAY_JAR="$VIGIL_ROOT/$(app_setting relay jar)"
 RELAY_MANAGEMENT_PORT="${VIGIL_RELAY_MANAGEMENT_PORT:-9091}"
 RELAY_MANAGEMENT_URL="http://127.0.0.1:$RELAY_MANAGEMENT_PORT"
+RELAY_READY_URL="$RELAY_MANAGEMENT_URL$(app_setting relay ready.path)"
 
 RELAY_PATTERN='relay/target/quarkus-app/quarkus-run.jar'
 
@@ -20,11 +24,27 @@ relay_pid() {
 }
 
 relay_ready() {
-  curl -fsS -o /dev/null --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready" 2>/dev/null
+  curl -fsS -o /dev/null --max-time 2 "$RELAY_READY_URL" 2>/dev/null
+}
+
+# RELAY_COMMAND: the relay's command line, the shared JVM options first, then this instance's.
+relay_command() {
+  local java shared
+  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
+  shared=$(app_setting relay jvm.options) || return 1
+  # shellcheck disable=SC2206  # the options are words without spaces, split on purpose
+  RELAY_COMMAND=("$java" $shared
+    -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT"
+    -Dquarkus.redis.hosts="redis://127.0.0.1:${REDIS_PORT:-16379}"
+    -Dvigil.relay.bootstrap-servers="${KAFKA_BOOTSTRAP:-127.0.0.1:19092}"
+    -Dvigil.relay.topic="${DECISIONS_TOPIC:-fraud.card.decisions.v1}"
+    -Dvigil.relay.consumer-name=relay-local
+    ${VIGIL_RELAY_JAVA_OPTS:-}
+    -jar "$RELAY_JAR")
 }
 
 start_relay() {
-  local java pid
+  local pid
   mkdir -p "$(dirname "$RELAY_PIDFILE")"
   [ -f "$RELAY_JAR" ] || { echo "ERROR: $RELAY_JAR is missing: run 'make build'" >&2; return 1; }
   if pid=$(relay_pid); then
@@ -40,24 +60,17 @@ start_relay() {
     echo "ERROR: something not started by 'make run' answers on port $RELAY_MANAGEMENT_PORT; stop it or set VIGIL_RELAY_MANAGEMENT_PORT" >&2
     return 1
   fi
-  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
+  relay_command || return 1
   echo "==> starting the relay: Redis stream vigil:decisions -> Kafka ${KAFKA_BOOTSTRAP:-127.0.0.1:19092} topic ${DECISIONS_TOPIC:-fraud.card.decisions.v1}; management $RELAY_MANAGEMENT_URL"
-  start_background "the relay" "$RELAY_PIDFILE" "$RELAY_LOG" 60 relay_ready -- \
-    "$java" -Xmx256m \
-    -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
-    -Dquarkus.redis.hosts="redis://127.0.0.1:${REDIS_PORT:-16379}" \
-    -Dvigil.relay.bootstrap-servers="${KAFKA_BOOTSTRAP:-127.0.0.1:19092}" \
-    -Dvigil.relay.topic="${DECISIONS_TOPIC:-fraud.card.decisions.v1}" \
-    -Dvigil.relay.consumer-name=relay-local \
-    ${VIGIL_RELAY_JAVA_OPTS:-} \
-    -jar "$RELAY_JAR" && return 0
+  start_background "the relay" "$RELAY_PIDFILE" "$RELAY_LOG" "$(app_setting relay start.timeout.seconds)" relay_ready -- \
+    "${RELAY_COMMAND[@]}" && return 0
   # still running but not ready: its health says which dependency (Redis, Kafka) it waits for
   relay_pid >/dev/null && echo "    readiness: $(curl -s --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready")" >&2
   return 1
 }
 
 stop_relay() {
-  stop_background "the relay" "$RELAY_PIDFILE" "$RELAY_PATTERN" 30
+  stop_background "the relay" "$RELAY_PIDFILE" "$RELAY_PATTERN" "$(app_setting relay stop.grace.seconds)"
 }
 
 relay_status() {

@@ -2,11 +2,11 @@ package io.vigil.charts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vigil.testing.app.PackagedApp;
 import io.vigil.testing.kafka.KafkaBroker;
 import io.vigil.testing.redis.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,8 +36,6 @@ import org.junit.jupiter.api.Test;
  * A renamed meter makes this fail instead of leaving an alert that can never fire.
  */
 class MetricNamesTest {
-    private static final Path ENGINE_JAR = Repo.ROOT.resolve("engine/service/target/quarkus-app/quarkus-run.jar");
-    private static final Path RELAY_JAR = Repo.ROOT.resolve("engine/relay/target/quarkus-app/quarkus-run.jar");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})?\\s");
     /** Series Prometheus makes itself, not the applications. */
     private static final Set<String> PROMETHEUS_OWN = Set.of("up");
@@ -46,15 +44,14 @@ class MetricNamesTest {
     static RedisServer redis;
     static KafkaBroker kafka;
     static Path work;
-    static final List<Process> processes = new ArrayList<>();
+    static PackagedApp engine;
+    static PackagedApp relay;
     static int enginePort;
     static int engineManagement;
     static int relayManagement;
 
     @BeforeAll
     static void start() throws Exception {
-        assertThat(ENGINE_JAR).as("engine packaged (mvn package of engine/service)").exists();
-        assertThat(RELAY_JAR).as("relay packaged (mvn package of engine/relay)").exists();
         work = Files.createTempDirectory("vigil-metric-names");
         redis = RedisServer.start();
         kafka = KafkaBroker.start();
@@ -62,21 +59,27 @@ class MetricNamesTest {
         Path rulesets = work.resolve("rulesets");
         copyTree(Repo.ROOT.resolve("engine/rulesets"), rulesets);
 
-        enginePort = freePort();
-        engineManagement = freePort();
-        relayManagement = freePort();
-        processes.add(java(ENGINE_JAR, "engine", Map.of(
-                "quarkus.http.port", enginePort, "quarkus.http.host", "127.0.0.1",
-                "quarkus.management.port", engineManagement, "quarkus.management.host", "127.0.0.1",
-                "vigil.rulesets.dir", rulesets, "vigil.rulesets.poll-interval", "200ms",
-                "quarkus.redis.hosts", redis.uri(), "quarkus.redis.outbox.hosts", redis.uri(),
+        // Launched as make run launches them (PackagedApp: the shared settings), started once ready.
+        // C1 only: this test is about names, not speed, and starts faster on a loaded 2-core machine.
+        engine = PackagedApp.engine()
+                .jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
+                .property("vigil.rulesets.dir", rulesets)
+                .property("vigil.rulesets.poll-interval", "200ms")
+                .property("quarkus.redis.hosts", redis.uri())
+                .property("quarkus.redis.outbox.hosts", redis.uri())
                 // generous deadline: this test is about names, not speed, on a loaded 2-core machine
-                "vigil.engine.deadline", "2s")));
-        processes.add(java(RELAY_JAR, "relay", Map.of(
-                "quarkus.management.port", relayManagement, "quarkus.management.host", "127.0.0.1",
-                "quarkus.redis.hosts", redis.uri(), "vigil.relay.bootstrap-servers", kafka.bootstrapServers())));
-        awaitUp(engineManagement, "/q/health/ready", "engine");
-        awaitUp(relayManagement, "/q/health/ready", "relay");
+                .property("vigil.engine.deadline", "2s")
+                .log(work.resolve("engine.log"))
+                .start();
+        relay = PackagedApp.relay()
+                .jvmOptions("-XX:TieredStopAtLevel=1")
+                .property("quarkus.redis.hosts", redis.uri())
+                .property("vigil.relay.bootstrap-servers", kafka.bootstrapServers())
+                .log(work.resolve("relay.log"))
+                .start();
+        enginePort = engine.httpPort();
+        engineManagement = engine.managementPort();
+        relayManagement = relay.managementPort();
 
         for (int i = 0; i < 20; i++) {
             post("/v1/evaluate/auth", "{\"transaction_id\":\"names-" + i + "\",\"card_hash\":\"c" + (i % 3)
@@ -97,18 +100,11 @@ class MetricNamesTest {
 
     @AfterAll
     static void stop() {
-        for (Process p : processes) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroy();
+        if (relay != null) {
+            relay.close();
         }
-        for (Process p : processes) {
-            try {
-                if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (engine != null) {
+            engine.close();
         }
         if (kafka != null) {
             kafka.close();
@@ -203,31 +199,12 @@ class MetricNamesTest {
         }
     }
 
-    static Process java(Path jar, String name, Map<String, Object> props) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1"));
-        props.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-        cmd.addAll(List.of("-jar", jar.toString()));
-        Path log = work.resolve(name + ".log");
-        return new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
-    static void awaitUp(int port, String path, String what) {
-        await(() -> {
-            try {
-                return get(port, path).statusCode() == 200;
-            } catch (RuntimeException e) {
-                return false;
-            }
-        }, what + " ready (log: " + work.resolve(what + ".log") + ")");
-    }
-
     /** Polls until true; bounded (90 s: JVM start-ups on a loaded 2-core machine). */
     static void await(java.util.function.BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (System.nanoTime() < deadline) {
-            for (Process p : processes) {
-                assertThat(p.isAlive()).as("process exited while waiting for " + what).isTrue();
+            for (PackagedApp p : List.of(engine, relay)) {
+                assertThat(p.isRunning()).as("process exited while waiting for " + what).isTrue();
             }
             if (condition.getAsBoolean()) {
                 return;
@@ -240,12 +217,6 @@ class MetricNamesTest {
             }
         }
         throw new AssertionError("timed out waiting for " + what);
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     static void copyTree(Path from, Path to) throws IOException {

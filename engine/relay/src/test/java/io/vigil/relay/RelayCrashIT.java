@@ -7,15 +7,13 @@ import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vigil.testing.app.PackagedApp;
 import io.vigil.testing.kafka.KafkaBroker;
 import io.vigil.testing.redis.RedisServer;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +43,7 @@ class RelayCrashIT {
     static KafkaBroker kafka;
     static Vertx vertx;
     static Redis client;
-    final List<Process> relays = new ArrayList<>();
+    final List<PackagedApp> relays = new ArrayList<>();
 
     @BeforeAll
     static void start() {
@@ -75,26 +73,25 @@ class RelayCrashIT {
     @Test
     void killed_mid_batch_then_reclaimed_by_another_instance_loses_nothing_and_sigterm_finishes_the_batch() throws Exception {
         Set<String> expected = append("crash", 0, 30_000);
-        Process a = startRelay("relay-a", freePort());
+        PackagedApp a = startRelay("relay-a");
         try (KafkaTopicReader reader = new KafkaTopicReader(kafka.bootstrapServers(), TOPIC)) {
             // kill as soon as the first events reached Kafka: relay-a is in the middle of its batches
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (reader.countsByEventId.isEmpty() && System.nanoTime() < deadline && a.isAlive()) {
+            while (reader.countsByEventId.isEmpty() && System.nanoTime() < deadline && a.isRunning()) {
                 reader.drain(Duration.ofMillis(100));
             }
             assertThat(reader.countsByEventId).as("relay-a published something").isNotEmpty();
-            a.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
+            a.kill(); // SIGKILL
             long pendingOfA = pendingOf("relay-a");
             long relayedBeforeKill = reader.countsByEventId.size();
             assertThat(relayedBeforeKill).as("killed before the end").isLessThan(expected.size());
 
-            int portB = freePort();
-            Process b = startRelay("relay-b", portB);
+            PackagedApp b = startRelay("relay-b");
             assertThat(reader.awaitAll(expected, Duration.ofSeconds(120))).as("event ids missing from Kafka").isEmpty();
             assertSameEventForDuplicates(reader.records);
             awaitPendingOf("relay-a", 0);
             if (pendingOfA > 0) {
-                assertThat(metric(portB, "vigil_relay_reclaimed_total")).as("relay-b reclaimed relay-a's entries")
+                assertThat(metric(b, "vigil_relay_reclaimed_total")).as("relay-b reclaimed relay-a's entries")
                         .isGreaterThanOrEqualTo(pendingOfA);
             }
 
@@ -105,17 +102,16 @@ class RelayCrashIT {
                     && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
                 reader.drain(Duration.ofMillis(100));
             }
-            b.destroy(); // SIGTERM
-            assertThat(b.waitFor(40, TimeUnit.SECONDS)).as("relay-b exits after SIGTERM").isTrue();
+            // SIGTERM
+            assertThat(b.terminate(Duration.ofSeconds(40))).as("relay-b exits after SIGTERM").isTrue();
             assertThat(pendingOf("relay-b")).as("relay-b left nothing in flight").isZero();
 
-            Process c = startRelay("relay-c", freePort());
+            PackagedApp c = startRelay("relay-c");
             assertThat(reader.awaitAll(more, Duration.ofSeconds(120))).as("event ids missing after the restart").isEmpty();
             assertSameEventForDuplicates(reader.records);
-            c.destroy();
-            c.waitFor(40, TimeUnit.SECONDS);
+            c.terminate(Duration.ofSeconds(40));
         } finally {
-            relays.forEach(Process::destroyForcibly);
+            relays.forEach(PackagedApp::close);
         }
     }
 
@@ -164,68 +160,31 @@ class RelayCrashIT {
         assertThat(pendingOf(consumer)).isEqualTo(n);
     }
 
-    private Process startRelay(String consumer, int managementPort) throws IOException {
-        String jar = System.getProperty("relay.jar", "target/quarkus-app/quarkus-run.jar");
-        Path log = Path.of("target", "relay-" + consumer + ".log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-Dquarkus.redis.hosts=" + redis.uri(),
-                "-Dvigil.relay.bootstrap-servers=" + kafka.bootstrapServers(),
-                "-Dvigil.relay.topic=" + TOPIC,
-                "-Dvigil.relay.stream=" + STREAM,
-                "-Dvigil.relay.consumer-name=" + consumer,
-                "-Dvigil.relay.claim-min-idle=2s",
-                "-Dvigil.relay.reclaim-interval=500ms",
-                "-Dvigil.relay.block=200ms",
-                "-Dquarkus.management.port=" + managementPort,
-                "-jar", jar)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
+    /** The packaged relay, launched as make run launches it, tuned to reclaim and block briefly. */
+    private PackagedApp startRelay(String consumer) {
+        PackagedApp relay = PackagedApp.relay()
+                .jar(Path.of(System.getProperty("relay.jar", "target/quarkus-app/quarkus-run.jar")))
+                .property("quarkus.redis.hosts", redis.uri())
+                .property("vigil.relay.bootstrap-servers", kafka.bootstrapServers())
+                .property("vigil.relay.topic", TOPIC)
+                .property("vigil.relay.stream", STREAM)
+                .property("vigil.relay.consumer-name", consumer)
+                .property("vigil.relay.claim-min-idle", "2s")
+                .property("vigil.relay.reclaim-interval", "500ms")
+                .property("vigil.relay.block", "200ms")
+                .log(Path.of("target", "relay-" + consumer + ".log"))
                 .start();
-        relays.add(p);
-        awaitReady(managementPort, p, log);
-        return p;
+        relays.add(relay);
+        return relay;
     }
 
-    private static void awaitReady(int port, Process p, Path log) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException("relay exited: " + Files.readString(log));
-            }
-            try {
-                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/q/health/ready").toURL().openConnection();
-                c.setConnectTimeout(500);
-                if (c.getResponseCode() == 200) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not up yet
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        throw new IllegalStateException("relay not ready in 90 s: " + Files.readString(log));
-    }
-
-    private static double metric(int port, String name) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/q/metrics").toURL().openConnection();
+    private static double metric(PackagedApp relay, String name) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(relay.managementUrl() + "/q/metrics").toURL().openConnection();
         String body;
         try (var in = c.getInputStream()) {
             body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         return Arrays.stream(body.split("\n")).filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", 0));
-            return s.getLocalPort();
-        }
     }
 }

@@ -2,19 +2,12 @@ package io.vigil.engine.outbox;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTestProfile;
+import io.vigil.testing.app.PackagedApp;
 import io.vigil.testing.kafka.KafkaBroker;
 import io.vigil.testing.redis.RedisServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The whole durability chain with real parts: the engine (outbox on) → redis-server → the packaged
@@ -40,94 +33,38 @@ public class KafkaChainProfile implements QuarkusTestProfile {
     public static class Chain implements QuarkusTestResourceLifecycleManager {
         static RedisServer redis;
         static KafkaBroker kafka;
-        static Process relay;
-        static int relayManagementPort;
+        static PackagedApp relay;
 
         @Override
         public Map<String, String> start() {
-            Path jar = Path.of("../relay/target/quarkus-app/quarkus-run.jar").toAbsolutePath().normalize();
-            if (!Files.exists(jar)) {
-                throw new IllegalStateException(jar + " is missing: build the relay first "
-                        + "(./mvnw -pl engine/service -am verify builds it before the engine)");
-            }
             redis = RedisServer.builder().appendOnly(true).start();
             kafka = KafkaBroker.start();
             kafka.createTopic(TOPIC, 4);
-            relayManagementPort = freePort();
-            Path log = Path.of("target", "chain-relay.log");
-            try {
-                relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m",
-                        "-Dquarkus.redis.hosts=" + redis.uri(),
-                        "-Dvigil.relay.bootstrap-servers=" + kafka.bootstrapServers(),
-                        "-Dvigil.relay.topic=" + TOPIC,
-                        "-Dvigil.relay.stream=chain:decisions",
-                        "-Dvigil.relay.streams=2",
-                        "-Dvigil.relay.consumer-name=chain-relay",
-                        "-Dvigil.relay.block=200ms",
-                        "-Dquarkus.management.port=" + relayManagementPort,
-                        "-jar", jar.toString())
-                        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-                awaitReady(log);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            // The relay packaged just before the engine (./mvnw -pl engine/service -am verify builds it
+            // first), launched as make run launches it.
+            relay = PackagedApp.relay()
+                    .property("quarkus.redis.hosts", redis.uri())
+                    .property("vigil.relay.bootstrap-servers", kafka.bootstrapServers())
+                    .property("vigil.relay.topic", TOPIC)
+                    .property("vigil.relay.stream", "chain:decisions")
+                    .property("vigil.relay.streams", "2")
+                    .property("vigil.relay.consumer-name", "chain-relay")
+                    .property("vigil.relay.block", "200ms")
+                    .log(Path.of("target", "chain-relay.log"))
+                    .start();
             return Map.of("quarkus.redis.outbox.hosts", redis.uri());
-        }
-
-        private static void awaitReady(Path log) throws IOException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (System.nanoTime() < deadline) {
-                if (!relay.isAlive()) {
-                    throw new IllegalStateException("relay exited: " + Files.readString(log));
-                }
-                try {
-                    HttpURLConnection c = (HttpURLConnection) URI.create(
-                            "http://127.0.0.1:" + relayManagementPort + "/q/health/ready").toURL().openConnection();
-                    c.setConnectTimeout(500);
-                    if (c.getResponseCode() == 200) {
-                        return;
-                    }
-                } catch (IOException e) {
-                    // not up yet
-                }
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            throw new IllegalStateException("relay not ready within 90 s: " + Files.readString(log));
         }
 
         @Override
         public void stop() {
             if (relay != null) {
-                relay.destroy();
-                try {
-                    if (!relay.waitFor(30, TimeUnit.SECONDS)) {
-                        relay.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    relay.destroyForcibly();
-                    Thread.currentThread().interrupt();
-                }
+                relay.close();
             }
             if (kafka != null) {
                 kafka.close();
             }
             if (redis != null) {
                 redis.close();
-            }
-        }
-
-        private static int freePort() {
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress("127.0.0.1", 0));
-                return s.getLocalPort();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
             }
         }
     }

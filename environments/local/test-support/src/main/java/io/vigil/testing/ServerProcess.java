@@ -14,8 +14,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The OS process behind a local server harness (Redis, Kafka) and the directory it works in: the
- * lifecycle the harnesses share, so each of them only says how to launch its server and when it is ready.
+ * The OS process behind a local server harness (Redis, Kafka, the packaged engine and relay) and the
+ * directory it works in: the lifecycle the harnesses share, so each of them only says how to launch
+ * its server and when it is ready.
  *
  * <p>A launched process gets a shell watchdog that kills it (and removes the directory) if this JVM
  * dies without running shutdown hooks (surefire timeout, kill -9), and one JVM shutdown hook closes
@@ -172,6 +173,28 @@ public final class ServerProcess {
             Thread.currentThread().interrupt();
         }
         stopWatchdog();
+    }
+
+    /**
+     * SIGTERM without escalating: waits up to {@code wait} and says whether the process exited (a test
+     * of a graceful shutdown asserts it; {@link #close()} still kills one that did not).
+     */
+    public boolean terminate(Duration wait) {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            return true;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        stopWatchdog();
+        return true;
     }
 
     /** SIGKILL (a crash): no shutdown of any kind; waits until the process is gone. */

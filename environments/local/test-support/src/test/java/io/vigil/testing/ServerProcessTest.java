@@ -60,6 +60,30 @@ class ServerProcessTest {
     }
 
     @Test
+    void terminateSaysWhetherTheProcessHonouredSigterm() throws Exception {
+        Path dir = Files.createTempDirectory("vigil-server-process-");
+        ServerProcess stubborn = server(dir);
+        // ignores SIGTERM; "ready" once the trap is set, so the signal cannot arrive before it
+        stubborn.launch(sh(dir, "trap '' TERM; touch ready; while true; do sleep 1; done"));
+        try {
+            stubborn.awaitReady("set its trap", Duration.ofSeconds(20), 20, () -> Files.exists(dir.resolve("ready")));
+            assertThat(stubborn.terminate(Duration.ofMillis(300))).isFalse();
+            assertThat(stubborn.isRunning()).as("not escalated to SIGKILL").isTrue();
+        } finally {
+            stubborn.close();
+        }
+        assertThat(stubborn.isRunning()).as("close kills it").isFalse();
+
+        ServerProcess polite = launched("exec sleep 60");
+        try {
+            assertThat(polite.terminate(Duration.ofSeconds(30))).isTrue();
+            assertThat(polite.isRunning()).isFalse();
+        } finally {
+            polite.close();
+        }
+    }
+
+    @Test
     void aProcessThatExitsWhileStartingFailsWithItsLog() throws Exception {
         ServerProcess p = launched("echo 'config line 3 is wrong'; exit 3");
         try {

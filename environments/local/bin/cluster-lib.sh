@@ -6,6 +6,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 BIN="$ROOT/environments/local/bin"
 # shellcheck source=versions.sh
 . "$BIN/versions.sh"
+# shellcheck source=process-lib.sh
+. "$BIN/process-lib.sh"
 
 # One spelling per cluster (a/b/../.. and a symlinked path name the same cluster): the real node's owner
 # file compares it as a string.
@@ -84,35 +86,19 @@ die() { echo "ERROR [cluster]: $*" >&2; exit 1; }
 
 tool() { "$BIN/tools.sh" path "$1"; }
 
-# The process recorded in pids/<name>.pid, if it is alive AND is that component (a recycled pid of
-# some other program is never treated as ours, so `down` never kills a stranger).
-running_pid() {
-  local name="$1" pidfile="$PIDS/$1.pid" pid argv0
-  [ -f "$pidfile" ] || return 1
-  pid=$(cat "$pidfile")
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  argv0=$(tr '\0' '\n' < "/proc/$pid/cmdline" | head -1)
-  [ "$(basename "$argv0")" = "$name" ] || return 1
-  echo "$pid"
-}
+# The process recorded in pids/<name>.pid, if it is alive AND runs that component's program (a
+# recycled pid of some other program is never treated as ours, so `down` never kills a stranger).
+running_pid() { recorded_pid "$PIDS/$1.pid" "argv0=$1"; }
 
-# Stops one component (SIGTERM, SIGKILL after 10 s) and forgets its pid file.
+# Stops one component (SIGTERM, SIGKILL after 10 s) and forgets its pid file. Messages go to stderr,
+# like every message of the cluster scripts.
 stop_component() {
   local name="$1" pid t0=$SECONDS
   if ! pid=$(running_pid "$name"); then
     rm -f "$PIDS/$name.pid"
     return 0
   fi
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do
-    [ -d "/proc/$pid" ] || break
-    sleep 0.1
-  done
-  if [ -d "/proc/$pid" ]; then
-    log "$name (pid $pid) did not stop in 10s; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PIDS/$name.pid"
+  stop_background "$name" "$PIDS/$name.pid" "argv0=$name" 10 >&2
   log "$name stopped (pid $pid, $((SECONDS - t0))s)"
 }
 

@@ -14,12 +14,12 @@
 #   environments/local/bin/loadtest.sh                     # full profile (~7 minutes of load)
 #   BENCH_PROFILE=quick environments/local/bin/loadtest.sh # sized for < 2 minutes once built (65 s of k6)
 # Other settings: BENCH_VUS (closed-loop VUs, 32), BENCH_STEPS / BENCH_STEP (ladder), BENCH_DASHBOARD=0
-# (skip the HTML export), BENCH_ENGINE_JAVA_OPTS (when this script starts the engine itself), BENCH_BUILD=0
+# (skip the HTML export), BENCH_ENGINE_JAVA_OPTS (the engine's heap and GC), BENCH_BUILD=0
 # (do not rebuild the engine), BENCH_WRK_POOL (request bodies for the wrk phases, 40000).
 #
-# The platform is started with the functions of the local environment (*-lib.sh, as `make run` does)
-# when they are there; the engine falls back to `java -jar` of engine/service's quarkus-app. What this
-# script started is stopped at the end; the engine is always stopped (it ran with bench settings).
+# The platform is started with the functions of the local environment (*-lib.sh, as `make run` does:
+# the engine and relay as engine-lib.sh / relay-lib.sh launch them). What this script started is
+# stopped at the end; the engine is always stopped (it ran with bench settings).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -94,7 +94,6 @@ build_engine_if_needed() {
   fi
 }
 
-BENCH_ENGINE_PIDFILE=.local/bench-engine.pid
 # A fixed, small heap: the RSS target (300 MB) is part of what is measured, and a default heap on a
 # 24 GiB machine would only measure how lazily the JVM gives memory back. VIGIL_ENGINE_JAVA_OPTS wins.
 export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:-${BENCH_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}}
@@ -104,15 +103,7 @@ engine_start() {
   export VIGIL_HTTP_NOOP_ENDPOINT_ENABLED=true
   export VIGIL_OUTBOX_ENABLED=$1
   build_engine_if_needed
-  if has start_engine; then
-    start_engine
-  else
-    log "starting the engine (java -jar $VIGIL_ENGINE_JAVA_OPTS, durability $1)"
-    # shellcheck disable=SC2086
-    nohup "$JAVA_HOME/bin/java" $VIGIL_ENGINE_JAVA_OPTS -Dvigil.rulesets.dir="$ROOT/engine/rulesets" \
-      -jar engine/service/target/quarkus-app/quarkus-run.jar > .local/logs/bench-engine.log 2>&1 &
-    echo $! > "$BENCH_ENGINE_PIDFILE"
-  fi
+  start_engine
   local i
   for i in $(seq 1 120); do
     if curl -fsS -o /dev/null "$ENGINE_READY" 2>/dev/null; then
@@ -129,17 +120,7 @@ engine_start() {
 }
 
 engine_stop() {
-  if has stop_engine; then
-    stop_engine || true
-  fi
-  if [ -f "$BENCH_ENGINE_PIDFILE" ]; then
-    local pid; pid=$(cat "$BENCH_ENGINE_PIDFILE")
-    if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q quarkus-run.jar; then
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 40); do [ -d "/proc/$pid" ] || break; sleep 0.25; done
-    fi
-    rm -f "$BENCH_ENGINE_PIDFILE"
-  fi
+  stop_engine || true
   local other; other=$(listener_pid 8081)
   [ -z "$other" ] || { echo "ERROR: something else (pid $other) still listens on :8081; stop it (make stop)" >&2; return 1; }
 }

@@ -2,7 +2,9 @@
 # one way a part is started detached, waited for and stopped, so `make stop` ends exactly what
 # `make run` started and nothing else.
 #   recorded_pid PIDFILE PATTERN      the pid in PIDFILE if that process lives and its command line
-#                                     contains PATTERN (a reused pid of another program does not count)
+#                                     contains PATTERN, or, for PATTERN argv0=NAME, it runs the program
+#                                     NAME (basename of argv[0]; the cluster's components); a reused pid
+#                                     of another program does not count
 #   start_background NAME PIDFILE LOG TIMEOUT READY -- COMMAND [ARGS...]
 #                                     runs COMMAND detached, appends its output to LOG, records its pid,
 #                                     then polls READY (a command or function) every 0.5 s until it succeeds;
@@ -30,7 +32,13 @@ recorded_pid() {
   [ -f "$pidfile" ] || return 1
   pid=$(cat "$pidfile")
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+  if [ "${pattern#argv0=}" != "$pattern" ]; then
+    local argv0
+    argv0=$(tr '\0' '\n' < "/proc/$pid/cmdline" | head -1)
+    [ "$(basename -- "$argv0")" = "${pattern#argv0=}" ] || return 1
+  else
+    tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+  fi
   echo "$pid"
 }
 
@@ -73,9 +81,9 @@ stop_background() {
   fi
   echo "==> stopping $name (pid $pid)"
   kill "$pid" 2>/dev/null || true
-  for i in $(seq 1 $((grace * 2))); do
+  for i in $(seq 1 $((grace * 10))); do
     kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
+    sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
     echo "    $name did not stop in $grace s; SIGKILL"

@@ -33,16 +33,13 @@ engine_answers() {
 
 # ENGINE_COMMAND: the engine's command line, the shared JVM options first, then this instance's.
 engine_command() {
-  local java shared
-  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
-  shared=$(app_setting engine jvm.options) || return 1
-  # shellcheck disable=SC2206  # the options are words without spaces, split on purpose
-  ENGINE_COMMAND=("$java" $shared
-    -Dquarkus.http.port="$ENGINE_PORT"
-    -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT"
-    -Dvigil.rulesets.dir="$ENGINE_RULESETS"
-    ${VIGIL_ENGINE_JAVA_OPTS:-}
-    -jar "$ENGINE_JAR")
+  # shellcheck disable=SC2086  # VIGIL_ENGINE_JAVA_OPTS: words, split on purpose
+  app_command engine \
+    -Dquarkus.http.port="$ENGINE_PORT" \
+    -Dquarkus.management.port="$ENGINE_MANAGEMENT_PORT" \
+    -Dvigil.rulesets.dir="$ENGINE_RULESETS" \
+    ${VIGIL_ENGINE_JAVA_OPTS:-} || return 1
+  ENGINE_COMMAND=("${APP_COMMAND[@]}")
 }
 
 start_engine() {

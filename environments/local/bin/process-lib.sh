@@ -17,14 +17,26 @@
 #                                     removes PIDFILE; nothing to do when it is not running
 #   app_setting APP KEY               a setting of the engine's or relay's launch (APP engine|relay), from
 #                                     the file the tests' PackagedApp reads too (key=value, # comments)
+#   app_command APP [ARGS...]         sets APP_COMMAND: java, APP's shared JVM options, ARGS (the
+#                                     instance's), -jar and APP's jar; PackagedApp builds the same
 
-APP_SETTINGS_DIR="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}/environments/local/test-support/src/main/resources/io/vigil/testing/app"
+APP_SETTINGS_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+APP_SETTINGS_DIR="$APP_SETTINGS_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/app"
 
 app_setting() {
   local file="$APP_SETTINGS_DIR/$1.properties" line
   [ -f "$file" ] || { echo "ERROR: $file is missing" >&2; return 1; }
   line=$(grep -m1 "^$2=" "$file") || { echo "ERROR: no '$2' in $file" >&2; return 1; }
   echo "${line#*=}"
+}
+
+app_command() {
+  local app="$1" java shared jar
+  shift
+  java="${JAVA_HOME:-$("$(dirname "${BASH_SOURCE[0]}")/java-home.sh")}/bin/java"
+  shared=$(app_setting "$app" jvm.options) && jar=$(app_setting "$app" jar) || return 1
+  # shellcheck disable=SC2206  # the shared options are words without spaces, split on purpose
+  APP_COMMAND=("$java" $shared "$@" -jar "${APP_SETTINGS_ROOT}/$jar")
 }
 
 recorded_pid() {

@@ -29,18 +29,15 @@ relay_ready() {
 
 # RELAY_COMMAND: the relay's command line, the shared JVM options first, then this instance's.
 relay_command() {
-  local java shared
-  java="${JAVA_HOME:-$("$VIGIL_ROOT/environments/local/bin/java-home.sh")}/bin/java"
-  shared=$(app_setting relay jvm.options) || return 1
-  # shellcheck disable=SC2206  # the options are words without spaces, split on purpose
-  RELAY_COMMAND=("$java" $shared
-    -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT"
-    -Dquarkus.redis.hosts="redis://127.0.0.1:${REDIS_PORT:-16379}"
-    -Dvigil.relay.bootstrap-servers="${KAFKA_BOOTSTRAP:-127.0.0.1:19092}"
-    -Dvigil.relay.topic="${DECISIONS_TOPIC:-fraud.card.decisions.v1}"
-    -Dvigil.relay.consumer-name=relay-local
-    ${VIGIL_RELAY_JAVA_OPTS:-}
-    -jar "$RELAY_JAR")
+  # shellcheck disable=SC2086  # VIGIL_RELAY_JAVA_OPTS: words, split on purpose
+  app_command relay \
+    -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
+    -Dquarkus.redis.hosts="redis://127.0.0.1:${REDIS_PORT:-16379}" \
+    -Dvigil.relay.bootstrap-servers="${KAFKA_BOOTSTRAP:-127.0.0.1:19092}" \
+    -Dvigil.relay.topic="${DECISIONS_TOPIC:-fraud.card.decisions.v1}" \
+    -Dvigil.relay.consumer-name=relay-local \
+    ${VIGIL_RELAY_JAVA_OPTS:-} || return 1
+  RELAY_COMMAND=("${APP_COMMAND[@]}")
 }
 
 start_relay() {

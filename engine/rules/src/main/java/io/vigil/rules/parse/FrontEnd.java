@@ -27,7 +27,7 @@ final class FrontEnd {
     record Result(RulesetDocument document, List<ValidationError> errors) {
     }
 
-    static Result read(JsonNode root, String legacyKey, Integer legacyVersion) {
+    static Result read(JsonNode root, String legacyKey, Integer legacyVersion, int distinctCap) {
         if (!root.isObject()) {
             return invalid(List.of(new ValidationError("$", "expected an object (a ruleset document)")));
         }
@@ -49,7 +49,7 @@ final class FrontEnd {
         }
         Problems problems = new Problems();
         Syntax.Document syntax = new NativeReader(problems, allowances).read(nativeRoot);
-        RulesetDocument document = new Binder(problems).bind(syntax, legacy);
+        RulesetDocument document = new Binder(problems, distinctCap).bind(syntax, legacy);
         if (asWritten.isEmpty() && problems.isEmpty()) {
             return new Result(document, List.of());
         }

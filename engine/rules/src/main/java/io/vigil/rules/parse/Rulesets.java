@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import io.vigil.rules.eval.RulesetCompiler;
 import io.vigil.rules.model.RulesetDocument;
+import io.vigil.rules.velocity.DistinctCap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +46,17 @@ public final class Rulesets {
      * a legacy document without its own takes these, as the old engine took them from its manifest.
      */
     public static ParseResult load(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion) {
-        DocumentResult doc = read(content, format, legacyKey, legacyVersion);
+        return load(content, format, legacyKey, legacyVersion, DistinctCap.DEFAULT);
+    }
+
+    /**
+     * As {@link #load(byte[], RulesetFormat, String, Integer)}, for an engine whose distinct cap
+     * ({@code vigil.velocity.distinct-cap}) is {@code distinctCap}: a distinct threshold above it is an
+     * error (the count saturates at the cap, so the rule could never match).
+     */
+    public static ParseResult load(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion,
+                                   int distinctCap) {
+        DocumentResult doc = read(content, format, legacyKey, legacyVersion, distinctCap);
         if (!doc.valid()) {
             return new ParseResult(null, doc.errors());
         }
@@ -62,7 +73,7 @@ public final class Rulesets {
         return load(Files.readAllBytes(file), RulesetFormat.ofFileName(file.getFileName().toString()));
     }
 
-    /** Validates without compiling: every error, or none. */
+    /** Validates without compiling (for an engine with the default distinct cap): every error, or none. */
     public static List<ValidationError> validate(byte[] content, RulesetFormat format) {
         return load(content, format).errors();
     }
@@ -74,6 +85,13 @@ public final class Rulesets {
 
     /** As {@link #read(byte[], RulesetFormat)}, with the storage key and version for legacy documents without their own. */
     public static DocumentResult read(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion) {
+        return read(content, format, legacyKey, legacyVersion, DistinctCap.DEFAULT);
+    }
+
+    /** As {@link #read(byte[], RulesetFormat, String, Integer)}, for an engine whose distinct cap is {@code distinctCap}. */
+    public static DocumentResult read(byte[] content, RulesetFormat format, String legacyKey, Integer legacyVersion,
+                                      int distinctCap) {
+        DistinctCap.requireValid(distinctCap);
         JsonNode root;
         try {
             root = (format == RulesetFormat.YAML ? YAML : JSON).readTree(content);
@@ -88,7 +106,7 @@ public final class Rulesets {
         if (root == null || root.isMissingNode()) {
             return DocumentResult.invalid(List.of(new ValidationError("$", "the document is empty")));
         }
-        FrontEnd.Result result = FrontEnd.read(root, legacyKey, legacyVersion);
+        FrontEnd.Result result = FrontEnd.read(root, legacyKey, legacyVersion, distinctCap);
         if (result.document() == null) {
             return DocumentResult.invalid(result.errors().isEmpty()
                     ? List.of(new ValidationError("$", "could not read the document")) : result.errors());

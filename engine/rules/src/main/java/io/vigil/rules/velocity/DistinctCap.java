@@ -1,34 +1,30 @@
 package io.vigil.rules.velocity;
 
-import io.vigil.rules.model.Rule;
-import io.vigil.rules.model.RulesetDocument;
-import io.vigil.rules.model.Velocity;
-
 import java.math.BigDecimal;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * The ruleset lint of a velocity store's distinct cap: a store keeps at most {@code cap} members per
- * distinct check and dimension value, so a distinct count saturates there and an enabled distinct rule
- * whose threshold is above the cap can never match (a threshold equal to the cap still can). Not an
- * error: the cap is the engine's setting, not the ruleset's, so the engine reports it when a ruleset
- * version activates (docs/velocity.md).
+ * A velocity store's distinct cap: a store keeps at most {@code cap} members per distinct check and
+ * dimension value, so a distinct count saturates there, and a distinct rule whose threshold is above
+ * the cap could never match (a threshold equal to the cap still can). Ruleset validation therefore
+ * rejects such a threshold, with its path (the velocity checker, {@code parse.check.VelocityRules}),
+ * against the cap of the engine that loads the ruleset ({@code vigil.velocity.distinct-cap}), or
+ * {@link #DEFAULT} where no engine is known (the operator's FraudRuleset validation). docs/velocity.md.
  */
 public final class DistinctCap {
+    /** The engine's cap when none is configured ({@code vigil.velocity.distinct-cap}). */
+    public static final int DEFAULT = 1000;
 
-    /** Enabled distinct rules of {@code document} whose threshold is above {@code cap}, in document order. */
-    public static List<Rule> unreachable(RulesetDocument document, int cap) {
-        List<Rule> found = new ArrayList<>();
-        BigDecimal limit = BigDecimal.valueOf(cap);
-        for (Rule rule : document.rules()) {
-            Velocity v = rule.velocity();
-            if (rule.enabled() && v != null && v.aggregate() == Aggregate.DISTINCT && v.threshold() != null
-                    && v.threshold().compareTo(limit) > 0) {
-                found.add(rule);
-            }
+    /** Whether a distinct count capped at {@code cap} can never reach {@code threshold}. */
+    public static boolean unreachable(BigDecimal threshold, int cap) {
+        return threshold.compareTo(BigDecimal.valueOf(cap)) > 0;
+    }
+
+    /** A cap must keep at least one member. */
+    public static int requireValid(int cap) {
+        if (cap < 1) {
+            throw new IllegalArgumentException("vigil.velocity.distinct-cap must be at least 1, got " + cap);
         }
-        return found;
+        return cap;
     }
 
     private DistinctCap() {

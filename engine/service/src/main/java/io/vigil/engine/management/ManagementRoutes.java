@@ -109,7 +109,7 @@ public class ManagementRoutes {
             Errors.send(ctx.response(), 400, "INVALID_REQUEST", "body: expected a ruleset document (JSON or YAML)", null);
             return;
         }
-        RulesetDirectory.Parsed parsed = RulesetDirectory.parse(bytes, sniff(bytes, ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)));
+        RulesetDirectory.Parsed parsed = watcher.directory().parse(bytes, sniff(bytes, ctx.request().getHeader(HttpHeaders.CONTENT_TYPE)));
         ObjectNode out = mapper.createObjectNode();
         out.put("valid", parsed.errors().isEmpty());
         ArrayNode errors = out.putArray("errors");

@@ -233,7 +233,7 @@ public class Simulator {
         } else {
             throw ManagementError.invalid("ruleset", "expected a ruleset document (object) or its YAML/JSON text");
         }
-        RulesetDirectory.Parsed parsed = RulesetDirectory.parse(bytes, format);
+        RulesetDirectory.Parsed parsed = watcher.directory().parse(bytes, format);
         if (!parsed.errors().isEmpty()) {
             throw new ManagementError(422, "RULESET_INVALID", "the inline ruleset does not validate", "ruleset",
                     parsed.errors().stream().map(e -> new RulesetProblem(null, prefix("ruleset", e.path()), e.message())).toList());

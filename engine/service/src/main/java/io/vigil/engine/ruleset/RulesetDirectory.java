@@ -8,6 +8,7 @@ import io.vigil.rules.parse.ParseResult;
 import io.vigil.rules.parse.RulesetFormat;
 import io.vigil.rules.parse.Rulesets;
 import io.vigil.rules.parse.ValidationError;
+import io.vigil.rules.velocity.DistinctCap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -51,9 +52,20 @@ public final class RulesetDirectory {
     }
 
     private final Path root;
+    private final int distinctCap;
 
+    /** Rulesets for an engine with the default distinct cap. */
     public RulesetDirectory(Path root) {
+        this(root, DistinctCap.DEFAULT);
+    }
+
+    /**
+     * @param distinctCap the engine's {@code vigil.velocity.distinct-cap}: a distinct threshold above it
+     *                    does not validate (it could never be reached)
+     */
+    public RulesetDirectory(Path root, int distinctCap) {
         this.root = root;
+        this.distinctCap = DistinctCap.requireValid(distinctCap);
     }
 
     public Path root() {
@@ -188,15 +200,15 @@ public final class RulesetDirectory {
     }
 
     /** Parses one document (also used for inline rulesets of the management API). Never throws. */
-    public static Parsed parse(byte[] bytes, RulesetFormat format) {
+    public Parsed parse(byte[] bytes, RulesetFormat format) {
         return parse(bytes, format, null, null);
     }
 
     /** As {@link #parse(byte[], RulesetFormat)}, with the storage key and version for legacy documents without their own. */
-    public static Parsed parse(byte[] bytes, RulesetFormat format, String legacyKey, Integer legacyVersion) {
+    public Parsed parse(byte[] bytes, RulesetFormat format, String legacyKey, Integer legacyVersion) {
         ParseResult result;
         try {
-            result = Rulesets.load(bytes, format, legacyKey, legacyVersion);
+            result = Rulesets.load(bytes, format, legacyKey, legacyVersion, distinctCap);
         } catch (RuntimeException e) {
             return new Parsed(null, null, List.of(new ValidationError("", "cannot be loaded: " + e)));
         }

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Tags;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vigil.engine.VigilConfig;
+import io.vigil.engine.velocity.VelocityConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -55,10 +56,11 @@ public class RulesetWatcher {
     private boolean warnedMissingDir;
 
     @Inject
-    public RulesetWatcher(RulesetRegistry registry, MeterRegistry meters, VigilConfig config) {
+    public RulesetWatcher(RulesetRegistry registry, MeterRegistry meters, VigilConfig config, VelocityConfig velocity) {
         this.registry = registry;
         this.meters = meters;
-        this.directory = new RulesetDirectory(config.rulesets().dir().toAbsolutePath().normalize());
+        // Validated against this engine's distinct cap: a distinct threshold above it could never match.
+        this.directory = new RulesetDirectory(config.rulesets().dir().toAbsolutePath().normalize(), velocity.distinctCap());
         this.pollMillis = Math.max(50, config.rulesets().pollInterval().toMillis());
     }
 

@@ -7,13 +7,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
-import io.vigil.engine.ruleset.KeyRulesets;
-import io.vigil.engine.ruleset.LoadedRuleset;
-import io.vigil.engine.ruleset.RulesetRegistry;
-import io.vigil.engine.ruleset.RulesetSnapshot;
-import io.vigil.rules.model.Rule;
-import io.vigil.rules.model.RulesetDocument;
-import io.vigil.rules.velocity.DistinctCap;
 import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import io.vigil.rules.velocity.VelocityStore;
@@ -27,11 +20,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -81,8 +70,6 @@ public class RedisVelocityStore implements VelocityStore {
     InstantSource clock;
     @Inject
     MeterRegistry registry;
-    @Inject
-    RulesetRegistry rulesets;
     @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone")
     String clientType;
 
@@ -95,7 +82,6 @@ public class RedisVelocityStore implements VelocityStore {
     private final AtomicInteger circuitState = new AtomicInteger(0);
     private final AtomicBoolean answered = new AtomicBoolean();
     private final AtomicLong lastAnsweredMillis = new AtomicLong();
-    private final Set<String> warnedThresholds = ConcurrentHashMap.newKeySet();
     private Timer writeRoundTrip;
     private Timer readRoundTrip;
     private Counter redisErrors;
@@ -146,7 +132,6 @@ public class RedisVelocityStore implements VelocityStore {
         FunctionCounter.builder("vigil.velocity.keys.touched", client, VelocityScriptClient::keysTouched)
                 .description("Redis keys and arguments named by velocity script calls")
                 .register(registry);
-        rulesets.onActivation(this::warnUnreachableDistinctThresholds);
         LOG.infof("velocity store: Redis (%s), silence timeout %s, %d buckets per window, distinct cap %d, breaker %d calls / %.2f ratio / %s delay, limit %d..%d in flight (target round trip %s)",
                 cluster ? "cluster" : "standalone", config.timeout(), config.bucketsPerWindow(), config.distinctCap(),
                 cb.requestVolume(), cb.failureRatio(), cb.delay(), limit.min(), limit.max(), limit.targetRoundTrip());
@@ -218,40 +203,6 @@ public class RedisVelocityStore implements VelocityStore {
                 .description("Velocity requests answered unavailable, by reason (timeouts are counted in vigil.velocity.timeouts)")
                 .tag("reason", reason)
                 .register(registry);
-    }
-
-    /**
-     * A distinct count saturates at the cap ({@code vigil.velocity.distinct-cap}), so a distinct rule
-     * whose threshold is above it can never match: say so once per ruleset version and rule.
-     */
-    void warnUnreachableDistinctThresholds(RulesetSnapshot snapshot) {
-        for (String rule : unreachableDistinctRules(snapshot, config.distinctCap())) {
-            if (warnedThresholds.add(rule)) {
-                LOG.warnf("velocity: %s is above vigil.velocity.distinct-cap %d: the distinct count saturates at the cap,"
-                        + " so this rule can never match", rule, config.distinctCap());
-            }
-        }
-    }
-
-    /**
-     * Enabled distinct rules of the active rulesets whose threshold is above {@code cap}, described
-     * (the lint itself is the rules library's {@link DistinctCap}).
-     */
-    static List<String> unreachableDistinctRules(RulesetSnapshot snapshot, int cap) {
-        List<String> found = new ArrayList<>();
-        for (KeyRulesets key : snapshot.keys()) {
-            for (LoadedRuleset partition : key.partitions()) {
-                RulesetDocument document = partition.compiled().document();
-                if (document == null) {
-                    continue;
-                }
-                for (Rule rule : DistinctCap.unreachable(document, cap)) {
-                    found.add("ruleset " + partition.key() + " v" + partition.version() + " (" + partition.partition()
-                            + ") rule " + rule.ruleId() + ": distinct threshold " + rule.velocity().threshold().toPlainString());
-                }
-            }
-        }
-        return found;
     }
 
     private void circuitChanged(VelocityGuard.State state) {

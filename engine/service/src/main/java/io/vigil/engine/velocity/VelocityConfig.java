@@ -43,7 +43,7 @@ public interface VelocityConfig {
     /**
      * Members kept per distinct check and dimension value (at least 1). Beyond it the member seen
      * longest ago is evicted and the check answers the cap: a distinct threshold above the cap can
-     * never be reached (warned at ruleset activation).
+     * never be reached, so a ruleset with one does not validate here (rules library's DistinctCap).
      */
     @WithDefault("1000")
     int distinctCap();

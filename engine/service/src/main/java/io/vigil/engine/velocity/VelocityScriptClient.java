@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
+import io.vigil.rules.velocity.DistinctCap;
 import io.vigil.rules.velocity.VelocityRequest;
 
 import java.util.concurrent.CompletableFuture;
@@ -44,7 +45,7 @@ public final class VelocityScriptClient {
     public static final String SCRIPT = VelocityScripts.GENERIC.text();
     public static final String SCRIPT_SHA = VelocityScripts.GENERIC.sha();
     /** Members kept per distinct check when none is configured ({@code vigil.velocity.distinct-cap}). */
-    public static final int DEFAULT_DISTINCT_CAP = 1000;
+    public static final int DEFAULT_DISTINCT_CAP = DistinctCap.DEFAULT;
 
     private final Vertx vertx;
     private final BucketLayout buckets;
@@ -76,9 +77,7 @@ public final class VelocityScriptClient {
 
     private VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap,
                                  boolean generated) {
-        if (distinctCap < 1) {
-            throw new IllegalArgumentException("vigil.velocity.distinct-cap must be at least 1, got " + distinctCap);
-        }
+        DistinctCap.requireValid(distinctCap);
         this.vertx = vertx;
         this.buckets = new BucketLayout(bucketsPerWindow);
         this.distinctCap = distinctCap;

@@ -49,6 +49,26 @@ class RulesetDirectoryTest {
     }
 
     @Test
+    void aDistinctThresholdAboveThisEnginesCapDoesNotLoad() throws IOException {
+        // the sample CARD_AUTH v2: distinct thresholds 6 (card merchants), 4 (device cards), 5 (email cards)
+        Path sample = Path.of("../rulesets/CARD_AUTH/v2/ruleset.yaml");
+        Files.createDirectories(root.resolve("CARD_AUTH/v2"));
+        Files.copy(sample, root.resolve("CARD_AUTH/v2/ruleset.yaml"));
+        assertThat(new RulesetDirectory(root, 6).load("CARD_AUTH", 2).problems()).as("a threshold equal to the cap").isEmpty();
+
+        RulesetDirectory.VersionLoad load = new RulesetDirectory(root, 5).load("CARD_AUTH", 2);
+        assertThat(load.valid()).isFalse();
+        assertThat(load.problems()).singleElement().satisfies(p -> {
+            assertThat(p.file()).isEqualTo("CARD_AUTH/v2/ruleset.yaml");
+            assertThat(p.path()).endsWith(".velocity.threshold");
+            assertThat(p.message()).contains("distinct cap (5, vigil.velocity.distinct-cap)", "threshold of 6");
+        });
+        RulesetDirectory.Parsed inline = new RulesetDirectory(root, 5).parse(Files.readAllBytes(sample),
+                io.vigil.rules.parse.RulesetFormat.YAML);
+        assertThat(inline.errors()).as("validate and simulate's inline rulesets use the same cap").hasSize(1);
+    }
+
+    @Test
     void aLegacyArtifactWithoutKeyOrVersionTakesItsDirectorys() throws IOException {
         // The old engine took both from the artifact's storage path (its manifest).
         write("CARD_AUTH/v3/ruleset.json", """

@@ -60,6 +60,26 @@ class RulesetValidatorTest {
     }
 
     @Test
+    void aDistinctThresholdAboveTheDefaultCapIsRefusedWithItsPath() {
+        // The operator knows no engine: it validates against the engine's default distinct cap (1,000).
+        FraudRulesetStatus s = FraudRulesetReconciler.statusOf(ruleset("""
+                spec:
+                  key: CARD_AUTH
+                  version: 9
+                  document:
+                    execution_mode: FIRST_MATCH
+                    rules:
+                      - rule_id: merchant-cards
+                        velocity: {dimension: merchant_id, window_seconds: 3600, aggregate: distinct, of: card_hash, threshold: 1500}
+                        action: {decision: REVIEW, reason_code: R1}
+                """));
+        assertThat(s.valid).isFalse();
+        assertThat(s.errors).extracting(e -> e.path + ": " + e.message).containsExactly(
+                "spec.document.rules[0].velocity.threshold: a distinct count stops at the engine's distinct cap (1000,"
+                        + " vigil.velocity.distinct-cap), so a threshold of 1500 can never be reached; use at most 1000");
+    }
+
+    @Test
     void documentIdentityMustAgreeWithTheSpec() {
         FraudRulesetStatus s = FraudRulesetReconciler.statusOf(ruleset("""
                 spec:

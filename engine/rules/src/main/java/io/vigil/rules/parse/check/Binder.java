@@ -18,16 +18,19 @@ import java.util.List;
  */
 public final class Binder {
     private final Problems problems;
+    private final int distinctCap;
 
-    public Binder(Problems problems) {
+    /** @param distinctCap the distinct cap of the engine the document is for ({@link VelocityRules}) */
+    public Binder(Problems problems, int distinctCap) {
         this.problems = problems;
+        this.distinctCap = distinctCap;
     }
 
     /** The bound document, or null when there is any problem. */
     public RulesetDocument bind(Syntax.Document d, boolean legacy) {
         FieldReferences fields = new FieldReferences(problems);
         OperandTypes operands = new OperandTypes(problems, new ListReferences(problems, d.lists()), new RegexSafety(problems));
-        VelocityRules velocities = new VelocityRules(problems, fields);
+        VelocityRules velocities = new VelocityRules(problems, fields, distinctCap);
         Rules rules = new Rules(fields, operands, velocities);
         List<Rule> bound = new ArrayList<>();
         for (Syntax.Rule r : d.rules()) {

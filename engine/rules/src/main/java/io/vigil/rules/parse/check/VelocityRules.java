@@ -5,12 +5,14 @@ import io.vigil.rules.model.Velocity;
 import io.vigil.rules.parse.Problems;
 import io.vigil.rules.parse.syntax.Syntax;
 import io.vigil.rules.txn.Field;
+import io.vigil.rules.velocity.Aggregate;
+import io.vigil.rules.velocity.DistinctCap;
 import java.util.Set;
 
 /**
  * Velocity rules: the dimension identifies something, the window is at most 7 days, the threshold is
- * positive, and "of" is what the aggregate needs (none for count, a number for sum, any field for
- * distinct).
+ * positive (and, for distinct, reachable: at most the engine's distinct cap), and "of" is what the
+ * aggregate needs (none for count, a number for sum, any field for distinct).
  */
 public final class VelocityRules {
     /** Fields that make no sense as a velocity dimension: unique per transaction or not an identity. */
@@ -19,10 +21,13 @@ public final class VelocityRules {
 
     private final Problems problems;
     private final FieldReferences fields;
+    private final int distinctCap;
 
-    public VelocityRules(Problems problems, FieldReferences fields) {
+    /** @param distinctCap members the engine keeps per distinct check ({@link DistinctCap}) */
+    public VelocityRules(Problems problems, FieldReferences fields, int distinctCap) {
         this.problems = problems;
         this.fields = fields;
+        this.distinctCap = distinctCap;
     }
 
     /** The bound clause, or null (with problems). */
@@ -46,6 +51,10 @@ public final class VelocityRules {
         FieldRef of = of(v);
         if (v.threshold() != null && v.threshold().signum() <= 0) {
             problems.add(v.path().key("threshold"), "must be greater than 0");
+        } else if (v.aggregate() == Aggregate.DISTINCT && v.threshold() != null && DistinctCap.unreachable(v.threshold(), distinctCap)) {
+            problems.add(v.path().key("threshold"), "a distinct count stops at the engine's distinct cap ("
+                    + distinctCap + ", vigil.velocity.distinct-cap), so a threshold of " + v.threshold().toPlainString()
+                    + " can never be reached; use at most " + distinctCap);
         }
         if (problems.size() != before || dimension == null || window == null || v.threshold() == null) {
             return null;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the JMH benchmarks of the rules library (engine/benchmarks) and writes the results as JSON
-# under .local/bench/. Builds the benchmarks jar when it is missing or older than the sources.
+# Runs the JMH benchmarks (engine/benchmarks: the rules library, and the engine's velocity client
+# against its own redis-server) and writes the results as JSON under .local/bench/. Builds the
+# benchmarks jar when it is missing or older than the sources.
 #
 #   environments/local/bin/bench.sh                 # every benchmark, short settings
 #   environments/local/bin/bench.sh evaluateNoVelocity -i 10   # a subset / other JMH options
@@ -16,14 +17,16 @@ ROOT=$(pwd)
 
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
 export JAVA_HOME
+# redis-server for VelocityClientBenchmark (a fresh machine has none)
+environments/local/bin/ensure-deps.sh >/dev/null
 JAR=engine/benchmarks/target/benchmarks.jar
 OUT=.local/bench
 mkdir -p "$OUT"
 
 stale() {
   [ ! -f "$JAR" ] && return 0
-  [ -n "$(find engine/rules/src/main engine/benchmarks/src/main engine/rules/pom.xml engine/benchmarks/pom.xml \
-        -newer "$JAR" -type f -print -quit)" ]
+  [ -n "$(find engine/rules/src/main engine/benchmarks/src/main engine/service/src/main environments/local/test-support/src/main \
+        engine/rules/pom.xml engine/benchmarks/pom.xml engine/service/pom.xml -newer "$JAR" -type f -print -quit)" ]
 }
 if stale; then
   echo "==> building $JAR"

@@ -38,7 +38,17 @@ public interface RelayConfig {
     @WithDefault("127.0.0.1:19092")
     String bootstrapServers();
 
-    /** Entries read (and published) per batch: one XREADGROUP and one XACK each. */
+    /**
+     * Whether an entry is deleted from the stream (XDEL) right after its XACK. On (default), the stream
+     * holds only what is not relayed yet, so {@code MAXLEN} bounds the backlog of an outage and Redis
+     * does not carry up to {@code max-length} already-published events (about 3 KB each: 3 GB at the
+     * default 1,000,000), which every AOF rewrite forks and copies (ADR 0016). Off only if another
+     * consumer group reads the same stream: the relay's group must then not decide what others keep.
+     */
+    @WithDefault("true")
+    boolean deleteRelayed();
+
+    /** Entries read (and published) per batch: one XREADGROUP and one XACK (+ XDEL) each. */
     @WithDefault("1000")
     int batchSize();
 

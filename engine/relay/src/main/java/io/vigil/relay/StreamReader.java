@@ -15,7 +15,8 @@ import org.jboss.logging.Logger;
 /**
  * One worker's consumer in the relay's consumer group on one stream: what it reads (XREADGROUP: its
  * own pending entries after a restart, then new ones), takes over (XAUTOCLAIM of entries idle too long
- * elsewhere), keeps (XCLAIM JUSTID heartbeat) and acknowledges (XACK). Blocking calls, on the worker's
+ * elsewhere), keeps (XCLAIM JUSTID heartbeat) and acknowledges (XACK, then XDEL of the same entries
+ * unless {@code delete-relayed} is off: ADR 0016). Blocking calls, on the worker's
  * own thread. Replies are read from the client's raw {@link Response} (no typed decoding into strings):
  * the event's bytes go to Kafka as Redis holds them.
  */
@@ -36,6 +37,7 @@ final class StreamReader {
     private final String count;
     private final String blockMillis;
     private final String claimMinIdleMillis;
+    private final boolean deleteRelayed;
     private String claimCursor = "0-0";
 
     StreamReader(RedisDataSource redis, String stream, String consumer, RelayConfig config) {
@@ -48,6 +50,7 @@ final class StreamReader {
         this.count = Integer.toString(batchSize);
         this.blockMillis = Long.toString(Math.max(1, config.block().toMillis()));
         this.claimMinIdleMillis = Long.toString(config.claimMinIdle().toMillis());
+        this.deleteRelayed = config.deleteRelayed();
     }
 
     String stream() {
@@ -117,9 +120,17 @@ final class StreamReader {
         return new Claimed(claimed, deleted, claimed.size() >= batchSize && !"0-0".equals(claimCursor));
     }
 
-    /** XACK of {@code ids} in one command. */
+    /**
+     * XACK of {@code ids} in one command, then XDEL of the same ids. XACK first: an entry deleted while
+     * still pending would be reported deleted by XAUTOCLAIM and counted lost. If the relay stops between
+     * the two, the acknowledged entries stay until {@code MAXLEN} trims them: nothing is published twice.
+     */
     void ack(List<String> ids) {
-        streams.xack(stream, group, ids.toArray(String[]::new));
+        String[] entryIds = ids.toArray(String[]::new);
+        streams.xack(stream, group, entryIds);
+        if (deleteRelayed) {
+            streams.xdel(stream, entryIds);
+        }
     }
 
     /** Delivery counts of this consumer's pending entries among {@code entries} (ids ascending). */

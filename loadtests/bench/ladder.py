@@ -8,7 +8,11 @@ standard library only.
 For each offered rate, `run` resets Redis' command statistics (CONFIG RESETSTAT), reads the relay's
 published counter, runs the open-loop generator (loadtests/gen, vigil-load) for one step while it
 watches the CPU of every process (/proc/<pid>/stat over the step plus a settle gap), then reads
-`INFO commandstats` and the relay's counter again. `report` turns the steps into per-decision costs:
+`INFO commandstats` and the relay's counter again. It also records what the step ran against: Redis'
+dataset (keys, memory, stream length) and the AOF rewrites and forks during the step (a fork freezes
+Redis for as long as it copies the page tables: ~115 ms at 2.5 GB here), and the machine's CPU from
+/proc/stat, split into the pipeline + generator and everything else (other builds, a cluster, pods).
+`report` turns the steps into per-decision costs:
 
   CPU µs per decision (process) = CPU µs the process used over the window / answers in the step
   CPU µs per durable decision   = CPU µs of engine + Redis + relay + Kafka / events the relay published
@@ -55,6 +59,54 @@ def parse_commandstats(text):
             out[name] = {"calls": int(vals["calls"]), "usec": int(vals.get("usec", 0)),
                          "usec_per_call": round(vals.get("usec_per_call", 0.0), 2)}
     return out
+
+
+def parse_info(text):
+    """`INFO <sections>` -> {field: value} (numbers as int/float, the rest as text)."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or ":" not in line:
+            continue
+        k, v = line.split(":", 1)
+        try:
+            out[k] = int(v)
+        except ValueError:
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def keyspace_keys(info):
+    """Keys of every database in an INFO keyspace section (`db0:keys=12,expires=3,...`)."""
+    total = 0
+    for k, v in info.items():
+        if k.startswith("db") and isinstance(v, str):
+            for kv in v.split(","):
+                if kv.startswith("keys="):
+                    total += int(kv[5:])
+    return total
+
+
+def redis_dataset(info, stream_length=None):
+    """What a step ran against and what Redis did meanwhile, from `INFO` (persistence, stats, memory, keyspace)."""
+    return {"keys": keyspace_keys(info), "used_memory": info.get("used_memory"),
+            "stream_length": stream_length, "aof_rewrites": info.get("aof_rewrites"),
+            "total_forks": info.get("total_forks"), "latest_fork_usec": info.get("latest_fork_usec"),
+            "aof_base_size": info.get("aof_base_size"), "aof_current_size": info.get("aof_current_size")}
+
+
+def proc_stat_cpu(text):
+    """(busy, total) jiffies of the whole machine from the `cpu` line of /proc/stat."""
+    for line in text.splitlines():
+        if line.startswith("cpu "):
+            v = [int(x) for x in line.split()[1:]]
+            idle = v[3] + (v[4] if len(v) > 4 else 0)  # idle + iowait
+            total = sum(v[:8])  # guest time is already in user
+            return total - idle, total
+    raise ValueError("no cpu line in /proc/stat")
 
 
 def parse_counter(text, name):
@@ -121,9 +173,40 @@ def analyse_step(step):
                   for c, v in sorted(redis.items(), key=lambda kv: -kv[1]["usec"])},
         "redis_usec_per_decision": round(sum(v["usec"] for v in redis.values()) / answered, 1) if answered else None,
         "window_s": g.get("window_s"),
+        "redis_before": step.get("redis_before"),
+        "aof_rewrites": _delta(step, "aof_rewrites"),
+        "forks": _delta(step, "total_forks"),
+        "last_fork_ms": _last_fork_ms(step),
+        "machine": machine_share(step, cpu),
     }
     row["held"] = held(row)
     return row
+
+
+def _delta(step, field):
+    before, after = step.get("redis_before") or {}, step.get("redis_after") or {}
+    if before.get(field) is None or after.get(field) is None:
+        return None
+    return after[field] - before[field]
+
+
+def _last_fork_ms(step):
+    """The pause of the last fork during the step, if Redis forked (AOF rewrite) during it."""
+    after = step.get("redis_after") or {}
+    if not _delta(step, "total_forks") or after.get("latest_fork_usec") is None:
+        return None
+    return round(after["latest_fork_usec"] / 1000, 1)
+
+
+def machine_share(step, cpu):
+    """The machine's busy CPU over the step (cores), and the part neither the pipeline nor the generator used."""
+    m = step.get("machine_cpu")
+    if not m or not m.get("seconds"):
+        return None
+    busy_cores = m["busy_jiffies"] / m["clk_tck"] / m["seconds"]
+    ours_cores = sum(cpu.get(n, 0) for n in PROCESSES) / 1e6 / m["seconds"]
+    return {"busy_cores": round(busy_cores, 2), "ours_cores": round(ours_cores, 2),
+            "other_cores": round(max(0.0, busy_cores - ours_cores), 2), "cpus": m.get("cpus")}
 
 
 def held(row):
@@ -204,7 +287,7 @@ def markdown(s):
     out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('kind', 'AUTH')}, {m.get('profile', '')} profile)", "",
            f"Commit {m.get('commit', '?')}; {m.get('cpus', '?')} CPUs; load average before {m.get('loadavg_before', '?')}, "
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
-           f"engine JVM `{m.get('engine_java_opts', '?')}`.",
+           f"engine JVM `{m.get('engine_java_opts', '?')}`." + (f" Redis data: {m['redis_data']}." if m.get("redis_data") else ""),
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
            "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
            "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",
@@ -225,6 +308,20 @@ def markdown(s):
         out.append(f"| {r['offered']:,.0f} | {_fmt(c.get('engine'))} | {_fmt(c.get('redis'))} | {_fmt(c.get('relay'))} | "
                    f"{_fmt(c.get('kafka'))} | {_fmt(r['pipeline_cpu_us_per_decision'])} | {_fmt(r['published'], 0)} | "
                    f"{_fmt(r['pipeline_cpu_us_per_durable_decision'])} | {_fmt(c.get('generator'))} |")
+    out += ["", "What each step ran against: Redis' dataset when the step began, AOF rewrites and forks during it "
+            "(each fork stops Redis while it copies the page tables), the last fork's pause, and the machine's busy "
+            "CPU (/proc/stat, in cores) split into the pipeline + generator and everything else:", "",
+            "| offered/s | keys | used memory MB | stream entries | AOF rewrites | last fork ms | busy cores | ours | other |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        d, mc = r.get("redis_before") or {}, r.get("machine") or {}
+        mem = d.get("used_memory")
+        out.append(f"| {r['offered']:,.0f} | {_fmt(d.get('keys'), 0)} | {_fmt(mem / 1e6 if mem is not None else None, 0)} | "
+                   f"{_fmt(d.get('stream_length'), 0)} | {_fmt(r.get('aof_rewrites'), 0)} | "
+                   f"{_fmt(r.get('last_fork_ms'), 1)} | {_fmt(mc.get('busy_cores'), 2)} | "
+                   f"{_fmt(mc.get('ours_cores'), 2)} | {_fmt(mc.get('other_cores'), 2)} |")
+    if m.get("beside"):
+        out += ["", f"Running beside the pipeline when the ladder began: {m['beside']}."]
     out += ["", "Redis `INFO commandstats` per step (CONFIG RESETSTAT before each): usec_per_call (calls per decision):", ""]
     for r in rows:
         cmds = "; ".join(f"{k} {v['usec_per_call']:g} µs ({v['calls_per_decision']:g})" for k, v in list(r["redis"].items())[:8])
@@ -287,6 +384,18 @@ def redis_cli(port, *args):
                           capture_output=True, text=True, timeout=10).stdout
 
 
+def redis_state(port, stream):
+    info = parse_info(redis_cli(port, "INFO", "persistence") + redis_cli(port, "INFO", "stats")
+                      + redis_cli(port, "INFO", "memory") + redis_cli(port, "INFO", "keyspace"))
+    length = redis_cli(port, "XLEN", stream).strip()
+    return redis_dataset(info, int(length) if length.isdigit() else None)
+
+
+def read_proc_stat():
+    with open("/proc/stat") as f:
+        return proc_stat_cpu(f.read())
+
+
 def published(url):
     try:
         with urllib.request.urlopen(url, timeout=3) as r:
@@ -304,7 +413,9 @@ def run(a):
         pids = read_pids(a.pids)
         watch = ",".join(f"{n}:{p}" for n, p in pids.items() if n in PIPELINE)
         redis_cli(a.redis_port, "CONFIG", "RESETSTAT")
+        redis_before = redis_state(a.redis_port, a.stream)
         p0 = published(a.relay_metrics)
+        cpu0, t_0 = read_proc_stat(), time.monotonic()
         out = os.path.join(a.results, f"gen-{rate}.json")
         print(f"==> [ladder steps {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
               f"(+{gap_s:g}s settle)", flush=True)
@@ -316,12 +427,17 @@ def run(a):
         if proc.returncode != 0:
             print(f"    the generator failed (exit {proc.returncode}); step skipped", flush=True)
             continue
+        cpu1, t_1 = read_proc_stat(), time.monotonic()
         stats = parse_commandstats(redis_cli(a.redis_port, "INFO", "commandstats"))
+        redis_after = redis_state(a.redis_port, a.stream)
         p1 = published(a.relay_metrics)
         with open(out) as f:
             gen = json.load(f)
         step = {"generator": gen, "redis_commandstats": stats, "pids": pids,
-                "published": (p1 - p0) if p0 is not None and p1 is not None else None}
+                "published": (p1 - p0) if p0 is not None and p1 is not None else None,
+                "redis_before": redis_before, "redis_after": redis_after,
+                "machine_cpu": {"busy_jiffies": cpu1[0] - cpu0[0], "seconds": round(t_1 - t_0, 3),
+                                "clk_tck": os.sysconf("SC_CLK_TCK"), "cpus": os.cpu_count()}}
         with open(os.path.join(a.results, f"step-{rate}.json"), "w") as f:
             json.dump(step, f, indent=1)
         row = analyse_step(step)
@@ -346,6 +462,7 @@ def main(argv):
     r.add_argument("--url", default="http://127.0.0.1:8081/v1/evaluate/auth")
     r.add_argument("--relay-metrics", default="http://127.0.0.1:9091/q/metrics")
     r.add_argument("--redis-port", type=int, default=16379)
+    r.add_argument("--stream", default="vigil:decisions", help="the decision stream whose length is recorded")
     r.add_argument("--tag", default=str(int(time.time())))
     rp = sub.add_parser("report")
     rp.add_argument("results")

@@ -41,6 +41,35 @@ class LadderTest(unittest.TestCase):
         self.assertEqual(ladder.parse_counter(text, "vigil_relay_published_total"), 15.0)
         self.assertIsNone(ladder.parse_counter("", "vigil_relay_published_total"))
 
+    def test_info_dataset_and_forks(self):
+        info = ladder.parse_info("# Persistence\r\naof_rewrites:3\r\naof_base_size:790667864\r\n"
+                                 "# Stats\r\ntotal_forks:4\r\nlatest_fork_usec:118423\r\n"
+                                 "# Memory\r\nused_memory:2652000000\r\nused_memory_human:2.47G\r\n"
+                                 "# Keyspace\r\ndb0:keys=843585,expires=843000,avg_ttl=0\r\ndb1:keys=15,expires=0\r\n")
+        self.assertEqual(info["used_memory_human"], "2.47G")
+        d = ladder.redis_dataset(info, 775534)
+        self.assertEqual(d["keys"], 843600)
+        self.assertEqual((d["used_memory"], d["stream_length"], d["aof_rewrites"], d["total_forks"]),
+                         (2652000000, 775534, 3, 4))
+        self.assertEqual(ladder.keyspace_keys({}), 0)
+
+    def test_step_counts_rewrites_and_forks_and_the_machine_s_other_cpu(self):
+        cpu = {"engine": 4_000_000, "redis": 2_000_000, "relay": 1_000_000, "kafka": 500_000, "generator": 500_000}
+        st = step(2000, 40000, 40000, 2.0, cpu=cpu)
+        st["redis_before"] = {"keys": 10, "aof_rewrites": 1, "total_forks": 2, "latest_fork_usec": 9000}
+        st["redis_after"] = {"keys": 90, "aof_rewrites": 3, "total_forks": 4, "latest_fork_usec": 115000}
+        # 20 s on 2 CPUs at 100 jiffies/s: 3,000 busy jiffies = 1.5 cores busy, 0.4 of them ours (8 s / 20 s)
+        st["machine_cpu"] = {"busy_jiffies": 3000, "seconds": 20.0, "clk_tck": 100, "cpus": 2}
+        row = ladder.analyse_step(st)
+        self.assertEqual((row["aof_rewrites"], row["forks"], row["last_fork_ms"]), (2, 2, 115.0))
+        self.assertEqual(row["machine"], {"busy_cores": 1.5, "ours_cores": 0.4, "other_cores": 1.1, "cpus": 2})
+        st["redis_after"]["total_forks"] = 2  # no fork in the step: no pause to report
+        self.assertIsNone(ladder.analyse_step(st)["last_fork_ms"])
+
+    def test_proc_stat(self):
+        busy, total = ladder.proc_stat_cpu("cpu  100 5 50 800 20 0 5 0 0 0\ncpu0 50 2 25 400 10 0 2 0 0 0\n")
+        self.assertEqual((busy, total), (160, 980))
+
     def test_durations(self):
         self.assertEqual(ladder.parse_duration("20s"), 20)
         self.assertEqual(ladder.parse_duration("500ms"), 0.5)

@@ -15,8 +15,12 @@
 # Settings: BENCH_LADDER_STEPS (1000,2000,4000,6000,8000,10000), BENCH_LADDER_STEP, BENCH_LADDER_GAP (settle
 # after each step, counted in the CPU window), BENCH_LADDER_WARM, BENCH_LADDER_CONNS (128), BENCH_POOL (bodies,
 # 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
-# listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS.
+# listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS, BENCH_REDIS_DATA (below).
 # What this script started is stopped at the end; Redis, Kafka or a relay already running are used and left.
+# BENCH_REDIS_DATA=fresh (default): a Redis this script starts begins empty (.local/bench/redis, wiped), so
+# runs compare; =run: it loads make run's data (.local/run/redis) with whatever earlier runs left there.
+# The report says what each step ran against (keys, memory, stream length, AOF rewrites and forks, the
+# machine's other CPU) and which cluster/node processes ran beside the pipeline.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -44,11 +48,10 @@ log() { printf '==> [ladder %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
 
 # The parts make run starts, as make run knows them (a glob over *-lib.sh also sourced the cluster's
 # and the real node's libraries, which need the cluster's settings).
+. "$BIN/bench-lib.sh"
 . "$BIN/platform-lib.sh"
 has() { declare -F "$1" >/dev/null; }
-listener_pid() {
-  { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true
-}
+listener_pid() { bench_listener_pid "$1"; }
 
 # ---- the generator: built from loadtests/gen (standard library only) into the tools cache ---------
 GEN_SRC=loadtests/gen
@@ -87,6 +90,7 @@ trap cleanup EXIT
 log "profile $PROFILE: steps $STEPS/s, $STEP each (+$GAP settle), warm-up $WARM -> $OUT"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 "$BIN/ensure-deps.sh" >/dev/null
+log "Redis data: $REDIS_DATA"
 start_component redis 16379
 start_component kafka 19092
 if [ -n "$(listener_pid 8081)" ]; then
@@ -122,6 +126,8 @@ sed 's/^/    pid /' "$OUT/.pids"
 ENGINE_PID=$(listener_pid 8081)
 ENGINE_OPTS=$(tr '\0' ' ' < "/proc/$ENGINE_PID/cmdline" | sed 's/ -jar .*//; s/^[^ ]*java //')
 
+BESIDE=$(running_beside "$OUT/.pids")
+log "running beside the pipeline: $BESIDE"
 POOL="$OUT/.pool.txt"
 log "request bodies: ${BENCH_POOL:-100000} from the traffic generator (loadtests/wrk/pool.js)"
 node loadtests/wrk/pool.js "${BENCH_POOL:-100000}" "$POOL" "$KIND" | sed 's/^/    /'
@@ -133,11 +139,12 @@ python3 loadtests/bench/ladder.py run "$OUT" --gen "$GEN" --pool "$POOL" --pids 
   --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP"
 
 python3 - "$OUT/meta.json" "$PROFILE" "$STAMP" "$(git rev-parse --short HEAD)" "$LOAD_BEFORE" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" "$KIND" <<'EOF'
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" "$KIND" "$BESIDE" "$REDIS_DATA" <<'EOF'
 import json, os, sys
-out, profile, stamp, commit, lb, la, step, conns, opts, kind = sys.argv[1:]
+out, profile, stamp, commit, lb, la, step, conns, opts, kind, beside, redis_data = sys.argv[1:]
 json.dump({"profile": profile, "kind": kind.upper(), "stamp": stamp, "commit": commit, "cpus": os.cpu_count(), "loadavg_before": lb,
-           "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip()},
+           "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip(),
+           "beside": beside, "redis_data": redis_data},
           open(out, "w"), indent=2)
 EOF
 rm -f "$POOL" # ~60 MB of request bodies, rebuilt by every run

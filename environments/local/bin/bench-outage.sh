@@ -9,7 +9,8 @@
 #   BENCH_OUTAGE_PART=kafka   the Kafka broker stopped and started again (the relay waits; answers must not care)
 #   BENCH_OUTAGE_PART=relay   the relay stopped and started again (a JVM starting beside the engine)
 # For every part the summary gives the NORMAL share over the whole run (issue 22: >= 99.99 % through a
-# Kafka or relay restart at 500/s) and the slowest answer while the part was down.
+# Kafka or relay restart at 500/s) and the slowest answer while the part was down, Redis' dataset when
+# the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run: bench-lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
@@ -28,8 +29,9 @@ T0=$SECONDS
 log() { printf '==> [outage %3ss] %s\n' "$((SECONDS - T0))" "$*"; }
 # The parts make run starts, as make run knows them (a glob over *-lib.sh also sourced the cluster's
 # and the real node's libraries, which need the cluster's settings).
+. "$BIN/bench-lib.sh"
 . "$BIN/platform-lib.sh"
-listener_pid() { { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; } || true; }
+listener_pid() { bench_listener_pid "$1"; }
 for port in 8081 16379; do
   if [ -n "$(listener_pid $port)" ]; then
     echo "ERROR: something already listens on :$port; stop it first (make stop): this run kills Redis" >&2
@@ -61,6 +63,13 @@ node loadtests/wrk/pool.js 20000 "$POOL" auth >/dev/null
 log "warm-up: $RATE/s for 15 s"
 "$GEN" -pool "$POOL" -rate "$RATE" -duration 15s -conns 16 -tag "$STAMP-warm" >/dev/null
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+for pair in engine:8081 redis:16379 kafka:19092 relay:9091; do
+  p=$(listener_pid "${pair#*:}"); [ -n "$p" ] && echo "${pair%%:*} $p"
+done > "$OUT/.pids"
+BESIDE=$(running_beside "$OUT/.pids")
+DATASET="$(redis-cli -p 16379 DBSIZE) keys, $(redis-cli -p 16379 INFO memory | tr -d '\r' | sed -n 's/^used_memory_human://p') used, stream $(redis-cli -p 16379 XLEN vigil:decisions) entries; Redis data: $REDIS_DATA"
+log "Redis: $DATASET"
+log "beside the pipeline: $BESIDE"
 total=$((BEFORE + DOWN + AFTER))
 : > "$OUT/slices.jsonl"
 for i in $(seq 1 "$total"); do
@@ -87,10 +96,10 @@ for i in $(seq 1 "$total"); do
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({"slice":int(sys.argv[2]),"answered":d["answered"],"modes":d["modes"],"codes":d["codes"],"latency_ms":d["latency_ms"]}))' "$OUT/slice.json" "$i" >> "$OUT/slices.jsonl"
 done
 wait || true
-rm -f "$POOL" "$OUT/slice.json"
-python3 - "$OUT" "$RATE" "$PART" "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+rm -f "$POOL" "$OUT/slice.json" "$OUT/.pids"
+python3 - "$OUT" "$RATE" "$PART" "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)" "$DATASET" "$BESIDE" <<'PY'
 import json, sys
-out, rate, part, load_before, load_after = sys.argv[1:]
+out, rate, part, load_before, load_after, dataset, beside = sys.argv[1:]
 rows, phase, events = [], "before", {}
 for line in open(out + "/slices.jsonl"):
     d = json.loads(line)
@@ -105,7 +114,8 @@ def normal(d):
 what = {"redis": "Redis SIGKILLed and restarted", "kafka": "Kafka stopped and restarted",
         "relay": "the relay stopped and restarted"}[part]
 lines = [f"# {what} under {rate} AUTH/s (1-second slices)", "",
-         f"Load average before {load_before}, after {load_after}.", "",
+         f"Load average before {load_before}, after {load_after}. Redis before the fault: {dataset}. "
+         f"Beside the pipeline: {beside}.", "",
          "| slice | phase | answered | NORMAL | p99 ms | max ms | codes |", "|---|---|---|---|---|---|---|"]
 for d in rows:
     lat = d["latency_ms"]

@@ -98,6 +98,24 @@ def redis_dataset(info, stream_length=None):
             "aof_base_size": info.get("aof_base_size"), "aof_current_size": info.get("aof_current_size")}
 
 
+def parse_by_label(text, name, label):
+    """A Prometheus counter's samples by one label's value: {value: sum}; {} if absent."""
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith(name + "{"):
+            continue
+        key = label + '="'
+        i = line.find(key)
+        if i < 0:
+            continue
+        value = line[i + len(key):line.find('"', i + len(key))]
+        try:
+            out[value] = out.get(value, 0.0) + float(line.rsplit(" ", 1)[1])
+        except (IndexError, ValueError):
+            pass
+    return out
+
+
 def proc_stat_cpu(text):
     """(busy, total) jiffies of the whole machine from the `cpu` line of /proc/stat."""
     for line in text.splitlines():
@@ -178,6 +196,7 @@ def analyse_step(step):
         "forks": _delta(step, "total_forks"),
         "last_fork_ms": _last_fork_ms(step),
         "machine": machine_share(step, cpu),
+        "deadline_missed": _missed(step),
     }
     row["held"] = held(row)
     return row
@@ -188,6 +207,14 @@ def _delta(step, field):
     if before.get(field) is None or after.get(field) is None:
         return None
     return after[field] - before[field]
+
+
+def _missed(step):
+    """Velocity deadline misses during the step by cause (engine_late: the engine's timer ran late; store_slow: Redis)."""
+    before, after = step.get("deadline_missed_before"), step.get("deadline_missed_after")
+    if before is None or after is None:
+        return None
+    return {c: int(after.get(c, 0) - before.get(c, 0)) for c in sorted(set(before) | set(after))}
 
 
 def _last_fork_ms(step):
@@ -311,15 +338,16 @@ def markdown(s):
     out += ["", "What each step ran against: Redis' dataset when the step began, AOF rewrites and forks during it "
             "(each fork stops Redis while it copies the page tables), the last fork's pause, and the machine's busy "
             "CPU (/proc/stat, in cores) split into the pipeline + generator and everything else:", "",
-            "| offered/s | keys | used memory MB | stream entries | AOF rewrites | last fork ms | busy cores | ours | other |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| offered/s | keys | used memory MB | stream entries | AOF rewrites | last fork ms | busy cores | ours | other | deadline misses: engine late / Redis slow |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         d, mc = r.get("redis_before") or {}, r.get("machine") or {}
         mem = d.get("used_memory")
         out.append(f"| {r['offered']:,.0f} | {_fmt(d.get('keys'), 0)} | {_fmt(mem / 1e6 if mem is not None else None, 0)} | "
                    f"{_fmt(d.get('stream_length'), 0)} | {_fmt(r.get('aof_rewrites'), 0)} | "
                    f"{_fmt(r.get('last_fork_ms'), 1)} | {_fmt(mc.get('busy_cores'), 2)} | "
-                   f"{_fmt(mc.get('ours_cores'), 2)} | {_fmt(mc.get('other_cores'), 2)} |")
+                   f"{_fmt(mc.get('ours_cores'), 2)} | {_fmt(mc.get('other_cores'), 2)} | "
+                   f"{_misses(r.get('deadline_missed'))} |")
     if m.get("beside"):
         out += ["", f"Running beside the pipeline when the ladder began: {m['beside']}."]
     out += ["", "Redis `INFO commandstats` per step (CONFIG RESETSTAT before each): usec_per_call (calls per decision):", ""]
@@ -327,6 +355,10 @@ def markdown(s):
         cmds = "; ".join(f"{k} {v['usec_per_call']:g} µs ({v['calls_per_decision']:g})" for k, v in list(r["redis"].items())[:8])
         out.append(f"- {r['offered']:,.0f}/s: {cmds or '-'}; Redis command time per decision {_fmt(r['redis_usec_per_decision'])} µs")
     return "\n".join(out) + "\n"
+
+
+def _misses(m):
+    return "-" if m is None else f"{m.get('engine_late', 0):,} / {m.get('store_slow', 0):,}"
 
 
 def html_report(s, md):
@@ -396,6 +428,14 @@ def read_proc_stat():
         return proc_stat_cpu(f.read())
 
 
+def deadline_missed(url):
+    try:
+        with urllib.request.urlopen(url, timeout=3) as r:
+            return parse_by_label(r.read().decode(), "vigil_velocity_deadline_missed_total", "cause")
+    except Exception:
+        return None
+
+
 def published(url):
     try:
         with urllib.request.urlopen(url, timeout=3) as r:
@@ -415,6 +455,7 @@ def run(a):
         redis_cli(a.redis_port, "CONFIG", "RESETSTAT")
         redis_before = redis_state(a.redis_port, a.stream)
         p0 = published(a.relay_metrics)
+        m0 = deadline_missed(a.engine_metrics)
         cpu0, t_0 = read_proc_stat(), time.monotonic()
         out = os.path.join(a.results, f"gen-{rate}.json")
         print(f"==> [ladder steps {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
@@ -431,11 +472,13 @@ def run(a):
         stats = parse_commandstats(redis_cli(a.redis_port, "INFO", "commandstats"))
         redis_after = redis_state(a.redis_port, a.stream)
         p1 = published(a.relay_metrics)
+        m1 = deadline_missed(a.engine_metrics)
         with open(out) as f:
             gen = json.load(f)
         step = {"generator": gen, "redis_commandstats": stats, "pids": pids,
                 "published": (p1 - p0) if p0 is not None and p1 is not None else None,
                 "redis_before": redis_before, "redis_after": redis_after,
+                "deadline_missed_before": m0, "deadline_missed_after": m1,
                 "machine_cpu": {"busy_jiffies": cpu1[0] - cpu0[0], "seconds": round(t_1 - t_0, 3),
                                 "clk_tck": os.sysconf("SC_CLK_TCK"), "cpus": os.cpu_count()}}
         with open(os.path.join(a.results, f"step-{rate}.json"), "w") as f:
@@ -461,6 +504,7 @@ def main(argv):
     r.add_argument("--conns", type=int, default=128)
     r.add_argument("--url", default="http://127.0.0.1:8081/v1/evaluate/auth")
     r.add_argument("--relay-metrics", default="http://127.0.0.1:9091/q/metrics")
+    r.add_argument("--engine-metrics", default="http://127.0.0.1:9081/q/metrics")
     r.add_argument("--redis-port", type=int, default=16379)
     r.add_argument("--stream", default="vigil:decisions", help="the decision stream whose length is recorded")
     r.add_argument("--tag", default=str(int(time.time())))

@@ -66,6 +66,19 @@ class LadderTest(unittest.TestCase):
         st["redis_after"]["total_forks"] = 2  # no fork in the step: no pause to report
         self.assertIsNone(ladder.analyse_step(st)["last_fork_ms"])
 
+    def test_deadline_misses_by_cause(self):
+        text = ('# TYPE vigil_velocity_deadline_missed_total counter\n'
+                'vigil_velocity_deadline_missed_total{cause="engine_late"} 7.0\n'
+                'vigil_velocity_deadline_missed_total{cause="store_slow"} 3.0\n'
+                'vigil_velocity_deadline_missed_other{cause="store_slow"} 99\n')
+        self.assertEqual(ladder.parse_by_label(text, "vigil_velocity_deadline_missed_total", "cause"),
+                         {"engine_late": 7.0, "store_slow": 3.0})
+        st = step(1000, 1000, 990, 3.0)
+        st["deadline_missed_before"] = {"engine_late": 7.0, "store_slow": 3.0}
+        st["deadline_missed_after"] = {"engine_late": 12.0, "store_slow": 8.0}
+        self.assertEqual(ladder.analyse_step(st)["deadline_missed"], {"engine_late": 5, "store_slow": 5})
+        self.assertIsNone(ladder.analyse_step(step(1000, 1000, 990, 3.0))["deadline_missed"])
+
     def test_proc_stat(self):
         busy, total = ladder.proc_stat_cpu("cpu  100 5 50 800 20 0 5 0 0 0\ncpu0 50 2 25 400 10 0 2 0 0 0\n")
         self.assertEqual((busy, total), (160, 980))

@@ -70,6 +70,13 @@ BESIDE=$(running_beside "$OUT/.pids")
 DATASET="$(redis-cli -p 16379 DBSIZE) keys, $(redis-cli -p 16379 INFO memory | tr -d '\r' | sed -n 's/^used_memory_human://p') used, stream $(redis-cli -p 16379 XLEN vigil:decisions) entries; Redis data: $REDIS_DATA"
 log "Redis: $DATASET"
 log "beside the pipeline: $BESIDE"
+# The engine's velocity deadline misses so far, "engine_late store_slow" (docs/velocity.md, Metrics).
+missed() {
+  curl -fsS --max-time 2 http://127.0.0.1:9081/q/metrics 2>/dev/null | awk '
+    /^vigil_velocity_deadline_missed_total\{.*cause="engine_late"/ {e += $NF}
+    /^vigil_velocity_deadline_missed_total\{.*cause="store_slow"/ {s += $NF}
+    END {printf "%d %d\n", e, s}' || echo "0 0"
+}
 total=$((BEFORE + DOWN + AFTER))
 : > "$OUT/slices.jsonl"
 for i in $(seq 1 "$total"); do
@@ -92,8 +99,11 @@ for i in $(seq 1 "$total"); do
     esac
     echo '{"event":"up"}' >> "$OUT/slices.jsonl"
   fi
+  m0=$(missed)
   "$GEN" -pool "$POOL" -rate "$RATE" -duration 1s -conns 16 -retry-rate 0 -tag "$STAMP-$i" -out "$OUT/slice.json" >/dev/null
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({"slice":int(sys.argv[2]),"answered":d["answered"],"modes":d["modes"],"codes":d["codes"],"latency_ms":d["latency_ms"]}))' "$OUT/slice.json" "$i" >> "$OUT/slices.jsonl"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[3].split()]; b=[int(x) for x in sys.argv[4].split()]
+print(json.dumps({"slice":int(sys.argv[2]),"answered":d["answered"],"modes":d["modes"],"codes":d["codes"],"latency_ms":d["latency_ms"],
+                  "missed":{"engine_late":b[0]-a[0],"store_slow":b[1]-a[1]}}))' "$OUT/slice.json" "$i" "$m0" "$(missed)" >> "$OUT/slices.jsonl"
 done
 wait || true
 rm -f "$POOL" "$OUT/slice.json" "$OUT/.pids"
@@ -116,20 +126,27 @@ what = {"redis": "Redis SIGKILLed and restarted", "kafka": "Kafka stopped and re
 lines = [f"# {what} under {rate} AUTH/s (1-second slices)", "",
          f"Load average before {load_before}, after {load_after}. Redis before the fault: {dataset}. "
          f"Beside the pipeline: {beside}.", "",
-         "| slice | phase | answered | NORMAL | p99 ms | max ms | codes |", "|---|---|---|---|---|---|---|"]
+         "Deadline misses: velocity waits the deadline ended, by cause (engine late: the engine's timer ran "
+         "more than 1 ms late, a busy machine; Redis slow: on time, no answer).", "",
+         "| slice | phase | answered | NORMAL | p99 ms | max ms | codes | deadline misses: engine late / Redis slow |",
+         "|---|---|---|---|---|---|---|---|"]
 for d in rows:
     lat = d["latency_ms"]
     lines.append(f"| {d['slice']} | {d['phase']} | {d['answered']} | {normal(d):.1f} % | {lat.get('p99', 0):.2f} | "
-                 f"{lat.get('max', 0):.2f} | {', '.join(f'{k} {v}' for k, v in sorted(d['codes'].items()))} |")
+                 f"{lat.get('max', 0):.2f} | {', '.join(f'{k} {v}' for k, v in sorted(d['codes'].items()))} | "
+                 f"{d.get('missed', {}).get('engine_late', 0)} / {d.get('missed', {}).get('store_slow', 0)} |")
 after = [d for d in rows if d["phase"] == "after"]
 back = next((i for i, d in enumerate(after) if normal(d) >= 99.0), None)
 down_max = max((d["latency_ms"].get("max", 0) for d in rows if d["phase"] == "down"), default=0)
 answered = sum(sum(d["modes"].values()) for d in rows)
+late = sum(d.get("missed", {}).get("engine_late", 0) for d in rows)
+slow = sum(d.get("missed", {}).get("store_slow", 0) for d in rows)
 normal_all = 100.0 * sum(d["modes"].get("NORMAL", 0) for d in rows) / (answered or 1)
 lines += ["", f"- NORMAL over the whole run: {normal_all:.3f} % of {answered} answers",
           f"- back to >= 99 % NORMAL: slice {back + 1 if back is not None else 'never'} after {part} was started again "
           f"(within {back + 1 if back is not None else '?'} s)",
-          f"- slowest answer while {part} was down: {down_max:.2f} ms"]
+          f"- slowest answer while {part} was down: {down_max:.2f} ms",
+          f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow"]
 open(out + "/summary.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

@@ -159,6 +159,8 @@ public class DecisionPath {
         Context context;
         long velocityStart;
         long timerId = -1;
+        /** When the deadline timer is due ({@link System#nanoTime()}); how late it runs tells the engine from Redis. */
+        long timerDueNanos;
         /** A warm-up decision: read-only velocity, no event, no answer metrics. */
         boolean warm;
         /** 0 until the velocity wait ended (answer, failure or timer); the first to flip it decides. */
@@ -223,7 +225,9 @@ public class DecisionPath {
                 return;
             }
             // Vert.x timers have millisecond resolution: round the remaining budget up.
-            timerId = vertx.setTimer(Math.max(1, (remainingNanos + 999_999) / 1_000_000), this);
+            long delayMillis = Math.max(1, (remainingNanos + 999_999) / 1_000_000);
+            timerDueNanos = velocityStart + delayMillis * 1_000_000;
+            timerId = vertx.setTimer(delayMillis, this);
             stage.whenComplete(this);
         }
 
@@ -231,7 +235,11 @@ public class DecisionPath {
         @Override
         public void handle(Long timer) {
             if (VELOCITY_DONE.compareAndSet(this, 0, 1)) {
-                decide(DEADLINE_PASSED, System.nanoTime() - velocityStart, null);
+                long now = System.nanoTime();
+                if (!warm) {
+                    metrics.velocityDeadlineMissed(timerDueNanos, now);
+                }
+                decide(DEADLINE_PASSED, now - velocityStart, null);
             }
         }
 

@@ -30,6 +30,8 @@ public final class EngineMetrics {
     private final Counter[] shed = new Counter[EvaluationType.values().length];
     private final Counter[] shedForOutbox = new Counter[EvaluationType.values().length];
     private final Counter sinkErrors;
+    private final Counter deadlineMissedEngineLate;
+    private final Counter deadlineMissedStoreSlow;
     private final MeterRegistry registry;
 
     public EngineMetrics(MeterRegistry registry, AtomicInteger inFlight) {
@@ -66,6 +68,25 @@ public final class EngineMetrics {
                 .description("Evaluate requests being processed (mostly waiting for velocity)").register(registry);
         sinkErrors = Counter.builder("vigil.decision.sink.errors")
                 .description("Decision records the sink threw on (the caller had its answer already)").register(registry);
+        String missed = "Velocity waits the deadline ended before the store answered. cause=engine_late: the "
+                + "deadline timer ran more than 1 ms after it was due (this machine's CPU: the answer may have "
+                + "been waiting to be read); store_slow: it ran on time and Redis had not answered";
+        deadlineMissedEngineLate = Counter.builder("vigil.velocity.deadline.missed").description(missed)
+                .tags("cause", "engine_late").register(registry);
+        deadlineMissedStoreSlow = Counter.builder("vigil.velocity.deadline.missed").description(missed)
+                .tags("cause", "store_slow").register(registry);
+    }
+
+    /** The deadline timer ran this late or later: the event loop, not Redis, is what ran late (Vert.x timers have ms resolution). */
+    static final long LATE_TIMER_NANOS = 1_000_000;
+
+    /** Whether a deadline timer due at {@code dueNanos} that ran at {@code firedNanos} ran late (the engine's doing). */
+    static boolean engineLate(long dueNanos, long firedNanos) {
+        return firedNanos - dueNanos > LATE_TIMER_NANOS;
+    }
+
+    void velocityDeadlineMissed(long dueNanos, long firedNanos) {
+        (engineLate(dueNanos, firedNanos) ? deadlineMissedEngineLate : deadlineMissedStoreSlow).increment();
     }
 
     public static String endpoint(EvaluationType type) {

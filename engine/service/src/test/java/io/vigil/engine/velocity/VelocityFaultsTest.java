@@ -167,6 +167,9 @@ class VelocityFaultsTest {
             clients.shutdown();
             assertThat(VelocityHttp.metric("vigil_velocity_timeouts_total")
                     + VelocityHttp.metric("vigil_velocity_errors_total{reason=\"circuit_open\"")).isPositive();
+            // the first sequential calls waited for the deadline (the breaker opens only after 20 calls);
+            // whether each counts as engine_late or store_slow depends on this machine's load
+            assertThat(VelocityHttp.metric("vigil_velocity_deadline_missed_total")).isPositive();
         } finally {
             redis.thaw();
         }

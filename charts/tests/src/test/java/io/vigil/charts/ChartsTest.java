@@ -77,6 +77,9 @@ class ChartsTest {
         r = Helm.run("template", "op", Repo.OPERATOR_CHART.toString(), "--set", "watchNamespaces[0]=Not_A_Namespace");
         assertThat(r.exit()).isNotZero();
         assertThat(r.stderr()).contains("watchNamespaces");
+        r = Helm.run("template", "op", Repo.OPERATOR_CHART.toString(), "--set", "loadTests.runner=k6");
+        assertThat(r.exit()).as("an unknown load-test runner").isNotZero();
+        assertThat(r.stderr()).contains("loadTests");
     }
 
     @Test

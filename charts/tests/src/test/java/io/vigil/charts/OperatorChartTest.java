@@ -63,6 +63,26 @@ class OperatorChartTest {
                 .contains("vigil-operator-metrics");
     }
 
+    @Test
+    void whoRunsLoadTestsIsTheChartsChoice() {
+        assertThat(loadTestRunner(Helm.template("vigil-operator", "vigil-system", Repo.OPERATOR_CHART)))
+                .as("default: the k6-operator runs TestRuns").isEqualTo("k6-operator");
+        // the local cluster has no k6-operator: its values make the operator run them (ADR 0014)
+        assertThat(loadTestRunner(Helm.template("vigil-operator", "vigil-system", Repo.OPERATOR_CHART,
+                "-f", Repo.ROOT.resolve("environments/local/operator-values.yaml").toString()))).isEqualTo("jobs");
+    }
+
+    private static String loadTestRunner(String manifests) {
+        JsonNode container = Manifests.ofKind(Manifests.parse(manifests), "Deployment").get(0)
+                .path("spec").path("template").path("spec").path("containers").get(0);
+        for (JsonNode env : container.path("env")) {
+            if ("VIGIL_LOADTEST_RUNNER".equals(env.path("name").asText())) {
+                return env.path("value").asText();
+            }
+        }
+        throw new AssertionError("no VIGIL_LOADTEST_RUNNER in the operator's container: " + container.path("env"));
+    }
+
     static JsonNode named(List<JsonNode> docs, String name) {
         return docs.stream().filter(d -> name.equals(d.path("metadata").path("name").asText())).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + name + " in " + docs.stream().map(d -> d.path("metadata").path("name").asText()).toList()));

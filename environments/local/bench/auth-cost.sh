@@ -7,6 +7,9 @@
 #
 #   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=20s ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
 #
+# JFR=1 also records each engine phase with Java Flight Recorder (profile settings) into
+# $OUT/<phase>-<round>.jfr: `jfr view hot-methods <file>` shows where the CPU goes (where the JWT's share is).
+#
 # Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -19,6 +22,7 @@ CONNS=${CONNS:-32}
 TIMEOUT=${TIMEOUT:-5s}
 OUT=${OUT:-$ROOT/.local/bench/auth-cost}
 APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
+JFR=${JFR:-0}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
 mkdir -p "$OUT"
@@ -37,14 +41,15 @@ stop_engine() { if [[ -n $ENGINE ]]; then kill "$ENGINE" 2>/dev/null || true; wa
 trap stop_engine EXIT
 
 phase() { # <name> <jwt: true|false> <round>
-  local name=$1 jwt=$2 round=$3 port mport
+  local name=$1 jwt=$2 round=$3 port mport jfr=()
   port=$(free_port); mport=$(free_port)
+  [[ $JFR == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name-$round.jfr,settings=profile,dumponexit=true")
   env QUARKUS_HTTP_PORT="$port" QUARKUS_MANAGEMENT_PORT="$mport" \
     VIGIL_RULESETS_DIR="$ROOT/engine/service/src/test/resources/rulesets" \
     VIGIL_VELOCITY_ENABLED=false VIGIL_OUTBOX_ENABLED=false \
     VIGIL_AUTH_DATA_JWT_ENABLED="$jwt" VIGIL_AUTH_DATA_REQUIRED_SCOPE=vigil.evaluate \
     VIGIL_AUTH_JWT_JWKS_FILE="$OUT/jwks.json" VIGIL_AUTH_JWT_ISSUER="$ISSUER" VIGIL_AUTH_JWT_AUDIENCE="$AUDIENCE" \
-    "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
+    "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g "${jfr[@]}" -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
   ENGINE=$!
   for _ in $(seq 1 120); do
     curl -fs "http://127.0.0.1:$mport/q/health/ready" > /dev/null && break

@@ -33,7 +33,10 @@ import org.junit.jupiter.api.Test;
  * the packaged engine and relay run as processes against a real redis-server and a real Kafka broker,
  * serve some traffic (including a rejected request and a rejected ruleset version, whose meters only
  * exist once that happened), and their /q/metrics pages are compared with the names in the PromQL.
- * A renamed meter makes this fail instead of leaving an alert that can never fire.
+ * A renamed meter makes this fail instead of leaving an alert that can never fire. The engine gets a
+ * TLS configuration named {@code management} (a certificate made here with the JDK's keytool, as the
+ * operator mounts one with spec.auth.management.tls), so its certificate-expiry gauge exists; it is not
+ * bound to the management port here, which PackagedApp probes over HTTP (ManagementTlsTest covers HTTPS).
  */
 class MetricNamesTest {
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})?\\s");
@@ -69,6 +72,8 @@ class MetricNamesTest {
                 .property("quarkus.redis.outbox.hosts", redis.uri())
                 // generous deadline: this test is about names, not speed, on a loaded 2-core machine
                 .property("vigil.engine.deadline", "2s")
+                .property("quarkus.tls.management.key-store.p12.path", managementKeyStore())
+                .property("quarkus.tls.management.key-store.p12.password", "changeit")
                 .log(work.resolve("engine.log"))
                 .start();
         relay = PackagedApp.relay()
@@ -217,6 +222,18 @@ class MetricNamesTest {
             }
         }
         throw new AssertionError("timed out waiting for " + what);
+    }
+
+    /** A self-signed certificate for 127.0.0.1 in a PKCS#12 key store, made with the JDK's keytool. */
+    static Path managementKeyStore() throws IOException, InterruptedException {
+        Path keystore = work.resolve("management.p12");
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "engine", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
+                "-keystore", keystore.toString(), "-storepass", "changeit").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("keytool: " + out).isZero();
+        return keystore;
     }
 
     static void copyTree(Path from, Path to) throws IOException {

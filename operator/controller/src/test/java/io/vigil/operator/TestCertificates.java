@@ -33,16 +33,21 @@ public final class TestCertificates {
     private TestCertificates() {
     }
 
-    /** @param algorithm "RSA" (2048 bits) or "EC" (P-256) */
+    /** @param algorithm "RSA" (2048 bits) or "EC" (P-256); valid from an hour ago for a year (no expiry warning) */
     public static Pem selfSigned(String commonName, String algorithm) {
+        Instant now = Instant.now();
+        return selfSigned(commonName, algorithm, now.minus(1, ChronoUnit.HOURS), now.plus(365, ChronoUnit.DAYS));
+    }
+
+    /** A certificate valid from {@code notBefore} to {@code notAfter} (an expired one, one about to expire). */
+    public static Pem selfSigned(String commonName, String algorithm, Instant notBefore, Instant notAfter) {
         try {
             KeyPairGenerator g = KeyPairGenerator.getInstance(algorithm);
             g.initialize("RSA".equals(algorithm) ? 2048 : 256);
             KeyPair keys = g.generateKeyPair();
             X500Name name = new X500Name("CN=" + commonName);
-            Instant now = Instant.now();
-            var holder = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(now.toEpochMilli()), Date.from(now.minus(1, ChronoUnit.HOURS)),
-                    Date.from(now.plus(1, ChronoUnit.DAYS)), name, keys.getPublic())
+            var holder = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(Instant.now().toEpochMilli()), Date.from(notBefore),
+                    Date.from(notAfter), name, keys.getPublic())
                     .build(new JcaContentSignerBuilder("RSA".equals(algorithm) ? "SHA256withRSA" : "SHA256withECDSA").build(keys.getPrivate()));
             return new Pem(pem(holder), pem(keys), pem(new JcaPKCS8Generator(keys.getPrivate(), null)));
         } catch (GeneralSecurityException | OperatorCreationException | IOException e) {

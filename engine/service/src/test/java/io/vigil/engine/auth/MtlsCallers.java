@@ -29,9 +29,7 @@ public class MtlsCallers implements QuarkusTestResourceLifecycleManager {
         try {
             dir = Files.createTempDirectory("vigil-mtls");
             ca.writeCertificate(dir.resolve("ca.crt"));
-            try (ServerSocket s = new ServerSocket(0)) {
-                port = s.getLocalPort();
-            }
+            port = freePort();
             current = this;
             Map<String, String> c = new HashMap<>();
             Path[] server = ca.server().write(dir, "server");
@@ -53,6 +51,17 @@ public class MtlsCallers implements QuarkusTestResourceLifecycleManager {
     @Override
     public void stop() {
         current = null;
+        delete(dir);
+    }
+
+    /** A port free now, for a test port the test must know before Quarkus starts. */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static void delete(Path dir) {
         if (dir != null) {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -9,8 +9,9 @@ import java.util.List;
  * @param rulesets what the engine pods get (the requested version, or the last good one when the
  *                 requested one is missing or invalid)
  * @param problems why a requested version is not the one being served; empty when all are
- * @param secretProblems why a Secret the engine pods would mount is not usable; while there is one, the
- *                 engine's pods and ruleset ConfigMaps are held as they are (no pod mounts it)
+ * @param secretProblems why a Secret the engine pods would mount is not usable (while there is a
+ *                 {@linkplain SecretChecks.SecretProblem#blocking() blocking} one, the engine's pods and ruleset
+ *                 ConfigMaps are held as they are: no pod mounts it), and certificates expired or expiring soon
  */
 public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List<RulesetProblem> problems,
                          List<SecretChecks.SecretProblem> secretProblems) {
@@ -39,6 +40,11 @@ public record EnginePlan(FraudEngine engine, List<PlannedRuleset> rulesets, List
 
     /** Every Secret the engine pods mount is there and usable: the engine's configuration may be applied. */
     public boolean secretsUsable() {
-        return secretProblems.isEmpty();
+        return secretProblems.stream().noneMatch(SecretChecks.SecretProblem::blocking);
+    }
+
+    /** What makes a Secret unusable (the engine is held while there is one). */
+    public List<SecretChecks.SecretProblem> blockingSecretProblems() {
+        return secretProblems.stream().filter(SecretChecks.SecretProblem::blocking).toList();
     }
 }

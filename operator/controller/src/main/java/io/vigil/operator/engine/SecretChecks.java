@@ -13,10 +13,14 @@ import java.security.Signature;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -46,9 +50,23 @@ public final class SecretChecks {
     public static final String SECRET_MISSING = "SecretMissing";
     public static final String SECRET_KEY_MISSING = "SecretKeyMissing";
     public static final String SECRET_INVALID = "SecretInvalid";
+    /** A served or trusted certificate is past its notAfter: said in status, nothing held (pods already serve it). */
+    public static final String CERTIFICATE_EXPIRED = "CertificateExpired";
+    /** A served or trusted certificate expires within {@link #EXPIRES_SOON}: a warning in status. */
+    public static final String CERTIFICATE_EXPIRES_SOON = "CertificateExpiresSoon";
+    /** The same horizon as the VigilCertificateExpiresSoon alert. */
+    public static final Duration EXPIRES_SOON = Duration.ofDays(14);
 
-    /** @param reason {@link #SECRET_MISSING}, {@link #SECRET_KEY_MISSING} or {@link #SECRET_INVALID} */
+    /**
+     * @param reason {@link #SECRET_MISSING}, {@link #SECRET_KEY_MISSING} or {@link #SECRET_INVALID} (the Secret is
+     *               not usable: the engine is held), or {@link #CERTIFICATE_EXPIRED} / {@link #CERTIFICATE_EXPIRES_SOON}
+     *               (usable, reported only)
+     */
     public record SecretProblem(String reason, MountedSecret secret, String message) {
+        /** Whether no pod may mount the Secret as it is (the engine's configuration is held). */
+        public boolean blocking() {
+            return !CERTIFICATE_EXPIRED.equals(reason) && !CERTIFICATE_EXPIRES_SOON.equals(reason);
+        }
     }
 
     private SecretChecks() {
@@ -60,6 +78,14 @@ public final class SecretChecks {
      * @param lookup the Secret of the engine's namespace with that name, or null
      */
     public static List<SecretProblem> check(List<MountedSecret> mounted, Function<String, Secret> lookup) {
+        return check(mounted, lookup, Instant.now());
+    }
+
+    /**
+     * As {@link #check(List, Function)}, with certificates' expiry judged at {@code now}: a served chain by
+     * its earliest notAfter, a CA bundle by its latest (an old CA expiring during a rotation is normal).
+     */
+    public static List<SecretProblem> check(List<MountedSecret> mounted, Function<String, Secret> lookup, Instant now) {
         List<SecretProblem> out = new ArrayList<>();
         Set<String> missing = new HashSet<>();
         X509Certificate serverCertificate = null;
@@ -81,6 +107,9 @@ public final class SecretChecks {
             try {
                 byte[] value = Base64.getDecoder().decode(data.get(m.key()) == null ? "" : data.get(m.key()));
                 Object parsed = parse(m.content(), value);
+                if (m.content() == Content.CERTIFICATE_CHAIN || m.content() == Content.CA_CERTIFICATES) {
+                    expiry(m, certificates(value), now).ifPresent(out::add);
+                }
                 if (m.content() == Content.CERTIFICATE_CHAIN) {
                     serverCertificate = (X509Certificate) parsed;
                 } else if (m.content() == Content.PRIVATE_KEY && serverCertificate != null) {
@@ -123,12 +152,7 @@ public final class SecretChecks {
                 return usable;
             }
             case CERTIFICATE_CHAIN, CA_CERTIFICATES -> {
-                List<X509Certificate> certificates = new ArrayList<>();
-                for (Object o : pem(value)) {
-                    if (o instanceof X509CertificateHolder h) {
-                        certificates.add(new JcaX509CertificateConverter().getCertificate(h));
-                    }
-                }
+                List<X509Certificate> certificates = certificates(value);
                 if (certificates.isEmpty()) {
                     throw new CertificateException("no PEM certificate (-----BEGIN CERTIFICATE-----) in it");
                 }
@@ -152,6 +176,38 @@ public final class SecretChecks {
             }
             default -> throw new IllegalStateException("unknown content " + content);
         }
+    }
+
+    private static List<X509Certificate> certificates(byte[] value) throws IOException, CertificateException {
+        List<X509Certificate> certificates = new ArrayList<>();
+        for (Object o : pem(value)) {
+            if (o instanceof X509CertificateHolder h) {
+                certificates.add(new JcaX509CertificateConverter().getCertificate(h));
+            }
+        }
+        return certificates;
+    }
+
+    /** Expired or expiring soon, naming the certificate and its notAfter (a date, so the message is stable between checks). */
+    private static Optional<SecretProblem> expiry(MountedSecret m, List<X509Certificate> certificates, Instant now) {
+        Comparator<X509Certificate> byNotAfter = Comparator.comparing(X509Certificate::getNotAfter);
+        Optional<X509Certificate> deciding = m.content() == Content.CA_CERTIFICATES
+                ? certificates.stream().max(byNotAfter) : certificates.stream().min(byNotAfter);
+        if (deciding.isEmpty()) {
+            return Optional.empty();
+        }
+        X509Certificate c = deciding.get();
+        Instant notAfter = c.getNotAfter().toInstant();
+        String which = "Secret " + m.secret() + " key " + m.key() + " (" + m.field() + "): certificate "
+                + c.getSubjectX500Principal().getName();
+        if (!notAfter.isAfter(now)) {
+            return Optional.of(new SecretProblem(CERTIFICATE_EXPIRED, m, which + " expired at " + notAfter));
+        }
+        if (notAfter.isBefore(now.plus(EXPIRES_SOON))) {
+            return Optional.of(new SecretProblem(CERTIFICATE_EXPIRES_SOON, m, which + " expires at " + notAfter
+                    + " (within " + EXPIRES_SOON.toDays() + " days)"));
+        }
+        return Optional.empty();
     }
 
     /** PEM objects in order; text that is not PEM yields none, a PEM block with broken content throws. */

@@ -64,7 +64,7 @@ public final class StatusAggregator {
         // with mutual TLS the data port serves HTTPS only: the URL callers must use
         boolean dataTls = fe.getSpec().auth != null && fe.getSpec().auth.data.mutualTls;
         s.endpoints.data = (dataTls ? "https://" : "http://") + Names.engine(fe) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT;
-        s.endpoints.management = "http://" + Names.engineManagement(fe) + "." + ns + ".svc:" + EngineWorkload.MANAGEMENT_PORT;
+        s.endpoints.management = (io.vigil.operator.engine.desired.EngineCallerAuth.managementTls(fe) ? "https://" : "http://") + Names.engineManagement(fe) + "." + ns + ".svc:" + EngineWorkload.MANAGEMENT_PORT;
 
         Condition velocity = velocityStore(fe, observed);
         Condition durability = durabilityReady(fe, observed, s);
@@ -103,11 +103,21 @@ public final class StatusAggregator {
     static Condition secretsValid(EnginePlan plan) {
         if (plan.secretsUsable()) {
             var mounted = EngineCallerAuth.secrets(plan.engine()).stream().map(m -> m.secret() + "/" + m.key()).toList();
-            return cond(SECRETS_VALID, true, "AllUsable", mounted.isEmpty()
-                    ? "no Secret is referenced by spec.auth or spec.personalData"
-                    : "every referenced Secret key is there and usable: " + String.join(", ", mounted));
+            String usable = mounted.isEmpty() ? "no Secret is referenced by spec.auth or spec.personalData"
+                    : "every referenced Secret key is there and usable: " + String.join(", ", mounted);
+            // Certificates past or near their notAfter: said, nothing held (the pods already serve them; renewing fixes it).
+            var expiry = plan.secretProblems();
+            if (expiry.isEmpty()) {
+                return cond(SECRETS_VALID, true, "AllUsable", usable);
+            }
+            boolean expired = expiry.stream().anyMatch(p -> SecretChecks.CERTIFICATE_EXPIRED.equals(p.reason()));
+            String notes = expiry.stream().map(SecretChecks.SecretProblem::message).collect(Collectors.joining("; "));
+            return expired
+                    ? cond(SECRETS_VALID, false, SecretChecks.CERTIFICATE_EXPIRED, notes + "; renew it (nothing is held); " + usable)
+                    : cond(SECRETS_VALID, true, SecretChecks.CERTIFICATE_EXPIRES_SOON, notes + "; " + usable);
         }
-        return cond(SECRETS_VALID, false, plan.secretProblems().get(0).reason(), plan.secretProblems().stream()
+        var blocking = plan.blockingSecretProblems();
+        return cond(SECRETS_VALID, false, blocking.get(0).reason(), blocking.stream()
                 .map(SecretChecks.SecretProblem::message).collect(Collectors.joining("; ")) + "; " + HELD);
     }
 
@@ -162,8 +172,8 @@ public final class StatusAggregator {
                     + "; install cert-manager, or write the Secret yourself and remove issuerRef");
         }
         if (!plan.secretsUsable()) {
-            degradedReason = degradedReason == null ? plan.secretProblems().get(0).reason() : degradedReason;
-            degraded.add(plan.secretProblems().size() + " referenced Secret problem(s), the engine configuration is held (see SecretsValid)");
+            degradedReason = degradedReason == null ? plan.blockingSecretProblems().get(0).reason() : degradedReason;
+            degraded.add(plan.blockingSecretProblems().size() + " referenced Secret problem(s), the engine configuration is held (see SecretsValid)");
         }
         if (observed.missingCrds().contains(Crd.KEDA_SCALED_OBJECT)) {
             degradedReason = degradedReason == null ? "KedaNotInstalled" : degradedReason;
@@ -207,8 +217,8 @@ public final class StatusAggregator {
         }
         if ((available < minimum || available == 0) && !plan.secretsUsable()) {
             // Held for a Secret: no pod is started with it, so the Secret is the cause, not the pods.
-            return cond(READY, false, plan.secretProblems().get(0).reason(), "engine Deployment " + Names.engine(fe) + ": "
-                    + available + " pods available, " + minimum + " needed; " + plan.secretProblems().get(0).message()
+            return cond(READY, false, plan.blockingSecretProblems().get(0).reason(), "engine Deployment " + Names.engine(fe) + ": "
+                    + available + " pods available, " + minimum + " needed; " + plan.blockingSecretProblems().get(0).message()
                     + " (see SecretsValid)");
         }
         if (available < minimum || available == 0) {

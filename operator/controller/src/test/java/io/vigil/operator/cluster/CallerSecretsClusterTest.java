@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vigil.operator.Fixtures;
@@ -21,6 +22,7 @@ import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -129,6 +131,7 @@ class CallerSecretsClusterTest {
             client.resource(engine("issued", """
                     auth:
                       data: {mutualTls: true}
+                      management: {tls: true}
                       tls:
                         secretName: issued-tls
                         clientCaSecretRef: {name: issued-callers-ca, key: ca.crt}
@@ -146,11 +149,13 @@ class CallerSecretsClusterTest {
         }
         OptionalCrds.forget();
 
-        // cert-manager there: the Certificate for the engine Service, into the Secret the pods mount.
+        // cert-manager there: the Certificate for the engine's Services (data, and management with its TLS),
+        // into the Secret the pods mount.
         Certificate certificate = await("the engine's Certificate", () -> client.resources(Certificate.class).inNamespace(ns)
                 .withName("issued-engine-tls").get());
         assertThat(certificate.getSpec().getSecretName()).isEqualTo("issued-tls");
-        assertThat(certificate.getSpec().getDnsNames()).contains("issued-engine", "issued-engine." + ns + ".svc");
+        assertThat(certificate.getSpec().getDnsNames()).contains("issued-engine", "issued-engine." + ns + ".svc",
+                "issued-engine-management", "issued-engine-management." + ns + ".svc");
         assertThat(certificate.getSpec().getIssuerRef().getKind()).isEqualTo("ClusterIssuer");
         assertThat(certificate.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(r -> assertThat(r.getName()).isEqualTo("issued"));
@@ -165,8 +170,19 @@ class CallerSecretsClusterTest {
                         "ca.crt", issued.certificate())).build()).create();
         fe = awaitCondition("issued", "Ready", c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
         assertThat(condition(fe, "Degraded").getStatus()).isEqualTo("False");
-        assertThat(client.apps().deployments().inNamespace(ns).withName("issued-engine").get().getSpec().getTemplate().getSpec().getVolumes())
+        var pod = client.apps().deployments().inNamespace(ns).withName("issued-engine").get().getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes())
                 .anySatisfy(v -> assertThat(v.getSecret() == null ? null : v.getSecret().getSecretName()).isEqualTo("issued-tls"));
+        // HTTPS on the management port: the kubelet probes it so, and Prometheus scrapes the engine (not the
+        // relay) with HTTPS, trusting the Secret's ca.crt, as stored by the API server (prometheus-operator's schema).
+        assertThat(List.of(pod.getContainers().get(0).getReadinessProbe(), pod.getContainers().get(0).getLivenessProbe()))
+                .allSatisfy(p -> assertThat(p.getHttpGet().getScheme()).isEqualTo("HTTPS"));
+        var endpoints = client.resources(ServiceMonitor.class).inNamespace(ns).withName("issued").get().getSpec().getEndpoints();
+        assertThat(endpoints).extracting(e -> e.getRelabelings().get(0).getRegex() + ":" + e.getScheme())
+                .containsExactly("engine:https", "relay:null");
+        assertThat(endpoints.get(0).getTlsConfig().getCa().getSecret().getName()).isEqualTo("issued-tls");
+        assertThat(endpoints.get(0).getTlsConfig().getServerName()).isEqualTo("issued-engine-management." + ns + ".svc");
+        assertThat(fe.getStatus().endpoints.management).startsWith("https://issued-engine-management.");
     }
 
     private Secret secret(String name, Map<String, String> data) {

@@ -115,4 +115,60 @@ class CallerAuthWiringTest {
                 .doesNotContainKey("VIGIL_AUTH_JWT_JWKS_FILE");
         assertThat(pod.getVolumes()).extracting(Volume::getName).containsExactly("rulesets", "tmp", "personal-data-key");
     }
+
+    @Test
+    void managementTlsServesHttpsWithTheEngineCertificateAndProbesAndScrapesFollow() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        AuthSpec a = fe.getSpec().auth;
+        a.management.tls = true;
+        a.tls = new AuthSpec.Tls();
+        a.tls.secretName = "engine-tls";
+        a.tls.issuerRef = new AuthSpec.IssuerRef();
+        a.tls.issuerRef.name = "payments-ca";
+        fe.getSpec().observability.serviceMonitor.enabled = true;
+        PodSpec pod = pod(fe);
+        Container c = pod.getContainers().get(0);
+        // its own named TLS configuration, the same certificate files; the data port stays plain HTTP
+        assertThat(env(c).get("JAVA_TOOL_OPTIONS")).contains(" -Dquarkus.management.tls-configuration-name=management",
+                        " -Dquarkus.tls.management.key-store.pem.0.cert=/etc/vigil/tls/server/tls.crt",
+                        " -Dquarkus.tls.management.key-store.pem.0.key=/etc/vigil/tls/server/tls.key",
+                        " -Dquarkus.tls.management.reload-period=1m")
+                .doesNotContain("quarkus.tls.data", "quarkus.http.ssl-port", "insecure-requests");
+        assertThat(List.of(c.getStartupProbe(), c.getLivenessProbe(), c.getReadinessProbe()))
+                .allSatisfy(p -> assertThat(p.getHttpGet().getScheme()).isEqualTo("HTTPS"));
+        // the certificate, its key and the CA the scrape trusts; no client CA (no client certificates asked)
+        Volume server = pod.getVolumes().stream().filter(v -> v.getName().equals("tls-server")).findFirst().orElseThrow();
+        assertThat(server.getSecret().getItems()).extracting(i -> i.getKey()).containsExactly("tls.crt", "tls.key", "ca.crt");
+        assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("tls-client-ca");
+
+        // cert-manager's Certificate names the management Service too: Prometheus checks that name
+        var certificate = io.vigil.operator.engine.desired.EngineCallerAuth.certificate(fe);
+        String ns = fe.getMetadata().getNamespace();
+        String management = io.vigil.operator.engine.Names.engineManagement(fe);
+        assertThat(certificate.getSpec().getDnsNames()).contains(io.vigil.operator.engine.Names.engine(fe) + "." + ns + ".svc",
+                management, management + "." + ns + ".svc", management + "." + ns + ".svc.cluster.local");
+
+        var endpoints = io.vigil.operator.engine.desired.Monitoring.serviceMonitor(fe).getSpec().getEndpoints();
+        assertThat(endpoints).hasSize(2);
+        assertThat(endpoints.get(0).getRelabelings().get(0).getRegex()).isEqualTo("engine");
+        assertThat(endpoints.get(0).getScheme()).isEqualTo("https");
+        assertThat(endpoints.get(0).getTlsConfig().getCa().getSecret().getName()).isEqualTo("engine-tls");
+        assertThat(endpoints.get(0).getTlsConfig().getCa().getSecret().getKey()).isEqualTo("ca.crt");
+        assertThat(endpoints.get(0).getTlsConfig().getServerName()).isEqualTo(management + "." + ns + ".svc");
+        // the relay's management port is plain HTTP
+        assertThat(endpoints.get(1).getRelabelings().get(0).getRegex()).isEqualTo("relay");
+        assertThat(endpoints.get(1).getScheme()).isNull();
+        assertThat(endpoints.get(1).getTlsConfig()).isNull();
+    }
+
+    @Test
+    void theMetricsTokenGoesToTheEngineOnlyNeverToTheRelay() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        fe.getSpec().auth.management.jwt = true;
+        fe.getSpec().auth.management.metricsTokenSecretRef = new SecretKeyRef("scrape", "token");
+        var endpoints = io.vigil.operator.engine.desired.Monitoring.serviceMonitor(fe).getSpec().getEndpoints();
+        assertThat(endpoints.get(0).getAuthorization().getCredentials().getName()).isEqualTo("scrape");
+        assertThat(endpoints.get(0).getScheme()).isNull();
+        assertThat(endpoints.get(1).getAuthorization()).isNull();
+    }
 }

@@ -12,6 +12,8 @@ import io.vigil.operator.api.v1alpha1.SecretKeyRef;
 import io.vigil.operator.engine.SecretChecks.SecretProblem;
 import io.vigil.operator.engine.desired.EngineCallerAuth;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -57,7 +59,9 @@ class SecretChecksTest {
         Map<String, Secret> s = new HashMap<>();
         s.put("issuer-keys", secret("issuer-keys", Map.of("jwks.json", JWKS)));
         s.put("scrape", secret("scrape", Map.of("token", "s3cret-scrape-token\n")));
-        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate() + CA.certificate(), "tls.key", SERVER.keyPkcs1())));
+        // ca.crt: what the ServiceMonitor's HTTPS scrape of the management port trusts (cert-manager's CA issuers write it)
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate() + CA.certificate(), "tls.key", SERVER.keyPkcs1(),
+                "ca.crt", CA.certificate())));
         s.put("callers-ca", secret("callers-ca", Map.of("ca.crt", CA.certificate())));
         s.put("pii-key", secret("pii-key", Map.of("key", "0123456789abcdef")));
         return s;
@@ -71,7 +75,7 @@ class SecretChecksTest {
     void usableSecretsHaveNoProblem() {
         assertThat(check(good())).isEmpty();
         Map<String, Secret> pkcs8 = good();
-        pkcs8.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", SERVER.keyPkcs8())));
+        pkcs8.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", SERVER.keyPkcs8(), "ca.crt", CA.certificate())));
         assertThat(check(pkcs8)).as("a PKCS#8 key").isEmpty();
         assertThat(SecretChecks.check(EngineCallerAuth.secrets(Fixtures.engine("defaults")), n -> null)).as("nothing referenced").isEmpty();
     }
@@ -117,22 +121,80 @@ class SecretChecksTest {
     @Test
     void aKeyOfAnotherCertificateOrABrokenPemIsInvalid() {
         Map<String, Secret> s = good();
-        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", CA.keyPkcs8())));
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", CA.keyPkcs8(), "ca.crt", CA.certificate())));
         assertThat(check(s)).singleElement().satisfies(p -> {
             assertThat(p.reason()).isEqualTo("SecretInvalid");
             assertThat(p.message()).startsWith("Secret engine-tls key tls.key (spec.auth.tls.secretName): the private key (EC) does not belong to"
                     + " the certificate CN=vigil-engine.payments.svc");
         });
         TestCertificates.Pem other = TestCertificates.selfSigned("other", "RSA");
-        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", other.keyPkcs1())));
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", other.keyPkcs1(), "ca.crt", CA.certificate())));
         assertThat(check(s)).singleElement().satisfies(p -> assertThat(p.message())
                 .endsWith("the private key does not belong to the certificate CN=vigil-engine.payments.svc in tls.crt"));
         String broken = SERVER.certificate().replace("\n-----END", "!!\n-----END").replaceFirst("\n[A-Za-z0-9+/]", "\n%");
-        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", broken, "tls.key", "")));
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", broken, "tls.key", "", "ca.crt", CA.certificate())));
         assertThat(check(s)).extracting(SecretProblem::reason, SecretProblem::message).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("SecretInvalid", check(s).get(0).message()),
                 org.assertj.core.groups.Tuple.tuple("SecretInvalid",
                         "Secret engine-tls key tls.key (spec.auth.tls.secretName): no PEM private key (-----BEGIN [RSA |EC ]PRIVATE KEY-----) in it"));
         assertThat(check(s).get(0).message()).startsWith("Secret engine-tls key tls.crt (spec.auth.tls.secretName): malformed PEM");
+    }
+
+    /** With HTTPS on the management port Prometheus trusts ca.crt of the engine's TLS Secret: checked before it scrapes. */
+    @Test
+    void anHttpsScrapeNeedsTheCaInTheTlsSecret() {
+        Map<String, Secret> s = good();
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", SERVER.certificate(), "tls.key", SERVER.keyPkcs1())));
+        assertThat(check(s)).singleElement().satisfies(p -> {
+            assertThat(p.reason()).isEqualTo(SecretChecks.SECRET_KEY_MISSING);
+            assertThat(p.message()).isEqualTo("Secret engine-tls (spec.auth.tls.secretName (ca.crt for the ServiceMonitor's HTTPS scrape))"
+                    + " has no key ca.crt (its keys: [tls.crt, tls.key])");
+        });
+        FraudEngine noMonitor = engine();
+        noMonitor.getSpec().observability.serviceMonitor.enabled = false;
+        assertThat(SecretChecks.check(EngineCallerAuth.secrets(noMonitor), s::get)).as("no ServiceMonitor, no CA needed").isEmpty();
+    }
+
+    static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
+    static final TestCertificates.Pem EXPIRING_SERVER = TestCertificates.selfSigned("vigil-engine.payments.svc", "EC",
+            NOW.minus(300, ChronoUnit.DAYS), NOW.plus(9, ChronoUnit.DAYS));
+    static final TestCertificates.Pem OLD_CA = TestCertificates.selfSigned("old-callers-ca", "EC", NOW.minus(800, ChronoUnit.DAYS),
+            NOW.minus(1, ChronoUnit.DAYS));
+    static final TestCertificates.Pem NEW_CA = TestCertificates.selfSigned("new-callers-ca", "EC", NOW.minus(10, ChronoUnit.DAYS),
+            NOW.plus(700, ChronoUnit.DAYS));
+
+    /** The Secrets of {@link #good()} with certificates dated around {@link #NOW}: the server's expires in 9 days. */
+    static Map<String, Secret> expiringAt2030() {
+        Map<String, Secret> s = good();
+        s.put("engine-tls", secret("engine-tls", Map.of("tls.crt", EXPIRING_SERVER.certificate(), "tls.key", EXPIRING_SERVER.keyPkcs8(),
+                "ca.crt", NEW_CA.certificate())));
+        // a CA bundle during a rotation: the old CA expired, the new one good; judged by the latest
+        s.put("callers-ca", secret("callers-ca", Map.of("ca.crt", OLD_CA.certificate() + NEW_CA.certificate())));
+        return s;
+    }
+
+    @Test
+    void aCertificateNearItsEndIsSaidButDoesNotMakeTheSecretUnusable() {
+        Map<String, Secret> s = expiringAt2030();
+        assertThat(SecretChecks.check(EngineCallerAuth.secrets(engine()), s::get, NOW)).singleElement().satisfies(p -> {
+            assertThat(p.reason()).isEqualTo(SecretChecks.CERTIFICATE_EXPIRES_SOON);
+            assertThat(p.blocking()).isFalse();
+            assertThat(p.message()).isEqualTo("Secret engine-tls key tls.crt (spec.auth.tls.secretName): certificate CN=vigil-engine.payments.svc"
+                    + " expires at 2030-01-10T00:00:00Z (within 14 days)");
+        });
+        assertThat(SecretChecks.check(EngineCallerAuth.secrets(engine()), s::get, NOW.minus(30, ChronoUnit.DAYS)))
+                .as("a month earlier: nothing to say").isEmpty();
+    }
+
+    @Test
+    void anExpiredCertificateIsSaidWithItsDate() {
+        Map<String, Secret> s = expiringAt2030();
+        s.put("callers-ca", secret("callers-ca", Map.of("ca.crt", OLD_CA.certificate())));
+        assertThat(SecretChecks.check(EngineCallerAuth.secrets(engine()), s::get, NOW))
+                .extracting(SecretProblem::reason, SecretProblem::message).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(SecretChecks.CERTIFICATE_EXPIRES_SOON, "Secret engine-tls key tls.crt"
+                                + " (spec.auth.tls.secretName): certificate CN=vigil-engine.payments.svc expires at 2030-01-10T00:00:00Z (within 14 days)"),
+                        org.assertj.core.groups.Tuple.tuple(SecretChecks.CERTIFICATE_EXPIRED, "Secret callers-ca key ca.crt"
+                                + " (spec.auth.tls.clientCaSecretRef): certificate CN=old-callers-ca expired at 2029-12-31T00:00:00Z"));
     }
 }

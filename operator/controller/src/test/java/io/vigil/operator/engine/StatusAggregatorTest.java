@@ -88,7 +88,7 @@ class StatusAggregatorTest {
         assertThat(s.rulesets).isEqualTo("CARD_AUTH:v1");
         assertThat(s.activeRulesets).singleElement().satisfies(a -> assertThat(a.checksum).hasSize(64));
         assertThat(s.endpoints.data).as("mutual TLS: HTTPS only").isEqualTo("https://edge-engine.payments.svc:8081");
-        assertThat(s.endpoints.management).isEqualTo("http://edge-engine-management.payments.svc:9081");
+        assertThat(s.endpoints.management).as("management TLS: HTTPS only").isEqualTo("https://edge-engine-management.payments.svc:9081");
         assertThat(aggregate(Fixtures.engine("defaults"), deployment(1, 1, 1, true), EnumSet.noneOf(Crd.class), T0).endpoints.data)
                 .startsWith("http://");
     }
@@ -326,5 +326,29 @@ class StatusAggregatorTest {
         assertThat(cond(s, "Degraded").getReason()).isEqualTo("CertManagerNotInstalled");
         assertThat(cond(s, "Degraded").getMessage()).contains("certificates.cert-manager.io", "Secret edge-engine-tls");
         assertThat(cond(s, "Ready").getStatus()).as("the pods that run keep serving").isEqualTo("True");
+    }
+
+    /** Expiry is said in SecretsValid but holds nothing: the pods already serve the certificate, renewing it is the fix. */
+    @Test
+    void certificatesExpiringOrExpiredAreSaidInSecretsValidWithoutHoldingTheEngine() {
+        FraudEngine fe = SecretChecksTest.engine();
+        var secrets = SecretChecksTest.expiringAt2030();
+        var problems = SecretChecks.check(io.vigil.operator.engine.desired.EngineCallerAuth.secrets(fe), secrets::get, SecretChecksTest.NOW);
+        EnginePlan plan = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()), problems);
+        assertThat(plan.secretsUsable()).isTrue();
+        Condition soon = StatusAggregator.secretsValid(plan);
+        assertThat(soon.getStatus()).isEqualTo("True");
+        assertThat(soon.getReason()).isEqualTo("CertificateExpiresSoon");
+        assertThat(soon.getMessage()).startsWith("Secret engine-tls key tls.crt (spec.auth.tls.secretName): certificate CN=vigil-engine.payments.svc"
+                + " expires at 2030-01-10T00:00:00Z (within 14 days); every referenced Secret key is there and usable: ");
+
+        secrets.put("callers-ca", SecretChecksTest.secret("callers-ca", Map.of("ca.crt", SecretChecksTest.OLD_CA.certificate())));
+        plan = EnginePlanner.plan(fe, Fixtures.sampleRulesets(fe.getMetadata().getNamespace()),
+                SecretChecks.check(io.vigil.operator.engine.desired.EngineCallerAuth.secrets(fe), secrets::get, SecretChecksTest.NOW));
+        assertThat(plan.secretsUsable()).as("nothing held for an expired certificate").isTrue();
+        Condition expired = StatusAggregator.secretsValid(plan);
+        assertThat(expired.getStatus()).isEqualTo("False");
+        assertThat(expired.getReason()).isEqualTo("CertificateExpired");
+        assertThat(expired.getMessage()).contains("certificate CN=old-callers-ca expired at 2029-12-31T00:00:00Z; renew it (nothing is held)");
     }
 }

@@ -19,8 +19,10 @@ import java.util.List;
         message = "spec.auth.jwt (issuer, audience, keys) is required when spec.auth.data.jwt is true")
 @ValidationRule(value = "!(has(self.management) && self.management.jwt) || has(self.jwt)",
         message = "spec.auth.jwt (issuer, audience, keys) is required when spec.auth.management.jwt is true")
-@ValidationRule(value = "!(has(self.data) && self.data.mutualTls) || has(self.tls)",
-        message = "spec.auth.tls (server certificate and client CA) is required when spec.auth.data.mutualTls is true")
+@ValidationRule(value = "!(has(self.data) && self.data.mutualTls) || (has(self.tls) && has(self.tls.clientCaSecretRef))",
+        message = "spec.auth.tls (server certificate and clientCaSecretRef) is required when spec.auth.data.mutualTls is true")
+@ValidationRule(value = "!(has(self.management) && self.management.tls) || has(self.tls)",
+        message = "spec.auth.tls (the server certificate) is required when spec.auth.management.tls is true")
 public class AuthSpec {
 
     @JsonPropertyDescription("The data port (decision API).")
@@ -34,7 +36,8 @@ public class AuthSpec {
     @JsonPropertyDescription("The token issuer both ports trust: issuer, audience and its keys (a JWKS URL or a JWKS in a Secret).")
     public Jwt jwt;
 
-    @JsonPropertyDescription("The data port's TLS: the engine's certificate and the CA its callers' certificates must come from.")
+    @JsonPropertyDescription("The engine's TLS: its certificate (data port with mutualTls, management port with management.tls)"
+            + " and the CA its callers' certificates must come from.")
     public Tls tls;
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -71,6 +74,11 @@ public class AuthSpec {
 
         @JsonPropertyDescription("A static bearer credential that may read /q/metrics only (what Prometheus sends).")
         public SecretKeyRef metricsTokenSecretRef;
+
+        @JsonPropertyDescription("Serve the management port over HTTPS only, with spec.auth.tls's certificate (no client certificate"
+                + " asked): the kubelet's probes and Prometheus's scrapes use HTTPS, Prometheus trusting ca.crt of spec.auth.tls.secretName.")
+        @Default("false")
+        public boolean tls;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -99,12 +107,11 @@ public class AuthSpec {
         @JsonPropertyDescription("A kubernetes.io/tls Secret (tls.crt, tls.key) with the engine's certificate; with issuerRef, cert-manager writes it.")
         public String secretName;
 
-        @Required
-        @JsonPropertyDescription("The CA (PEM) that callers' client certificates must chain to.")
+        @JsonPropertyDescription("The CA (PEM) that callers' client certificates must chain to (required with data.mutualTls).")
         public SecretKeyRef clientCaSecretRef;
 
         @JsonPropertyDescription("Have cert-manager issue the engine's certificate into secretName: the operator renders a cert-manager"
-                + " Certificate for the engine Service's DNS names (needs cert-manager's CRDs; reported in status when missing).")
+                + " Certificate for the engine Services' DNS names (needs cert-manager's CRDs; reported in status when missing).")
         public IssuerRef issuerRef;
     }
 

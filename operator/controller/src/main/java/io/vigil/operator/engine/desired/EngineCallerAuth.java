@@ -86,23 +86,50 @@ public final class EngineCallerAuth {
     }
 
     /**
-     * Quarkus's TLS settings of the data port as system properties (appended to JAVA_TOOL_OPTIONS): a
-     * named TLS configuration ({@code quarkus.tls.data.*}) cannot be set through environment variables.
-     * HTTPS on the data port's number; plain HTTP is disabled (not bound), its port moved aside.
+     * Quarkus's TLS settings as system properties (appended to JAVA_TOOL_OPTIONS): a named TLS
+     * configuration ({@code quarkus.tls.<name>.*}) cannot be set through environment variables.
+     * Data port with mutual TLS: HTTPS on the data port's number; plain HTTP is disabled (not bound),
+     * its port moved aside. Management port with TLS: HTTPS only on its number, no client certificate
+     * asked (the kubelet and Prometheus have none; the bearer JWT of ADR 0013 says who may call).
      */
     static String systemProperties(FraudEngine fe) {
         AuthSpec a = fe.getSpec().auth;
-        if (a == null || !a.data.mutualTls) {
-            return "";
+        StringBuilder out = new StringBuilder();
+        if (a != null && a.data.mutualTls) {
+            out.append(serverCertificate("data"))
+                    .append(" -Dquarkus.tls.data.trust-store.pem.certs=" + TLS_DIR + "/client-ca/ca.crt")
+                    .append(" -Dquarkus.tls.data.reload-period=1m")
+                    .append(" -Dquarkus.http.tls-configuration-name=data")
+                    .append(" -Dquarkus.http.insecure-requests=disabled")
+                    .append(" -Dquarkus.http.ssl-port=" + EngineWorkload.DATA_PORT)
+                    .append(" -Dquarkus.http.port=" + PLAIN_PORT_WITH_TLS);
         }
-        return " -Dquarkus.tls.data.key-store.pem.0.cert=" + TLS_DIR + "/server/tls.crt"
-                + " -Dquarkus.tls.data.key-store.pem.0.key=" + TLS_DIR + "/server/tls.key"
-                + " -Dquarkus.tls.data.trust-store.pem.certs=" + TLS_DIR + "/client-ca/ca.crt"
-                + " -Dquarkus.tls.data.reload-period=1m"
-                + " -Dquarkus.http.tls-configuration-name=data"
-                + " -Dquarkus.http.insecure-requests=disabled"
-                + " -Dquarkus.http.ssl-port=" + EngineWorkload.DATA_PORT
-                + " -Dquarkus.http.port=" + PLAIN_PORT_WITH_TLS;
+        if (managementTls(fe)) {
+            out.append(serverCertificate("management")).append(" -Dquarkus.tls.management.reload-period=1m")
+                    .append(" -Dquarkus.management.tls-configuration-name=management");
+        }
+        return out.toString();
+    }
+
+    /**
+     * The engine's certificate as the key store of a named TLS configuration (each is reloaded every
+     * minute, so a renewal needs no restart).
+     */
+    private static String serverCertificate(String configuration) {
+        String prefix = " -Dquarkus.tls." + configuration;
+        return prefix + ".key-store.pem.0.cert=" + TLS_DIR + "/server/tls.crt" + prefix + ".key-store.pem.0.key=" + TLS_DIR + "/server/tls.key";
+    }
+
+    /** Whether the management port serves HTTPS (probes and scrapes use HTTPS). */
+    public static boolean managementTls(FraudEngine fe) {
+        AuthSpec a = fe.getSpec().auth;
+        return a != null && a.management.tls && a.tls != null;
+    }
+
+    /** Whether the engine serves its own certificate on some port (spec.auth.tls.secretName is mounted). */
+    static boolean servesTls(FraudEngine fe) {
+        AuthSpec a = fe.getSpec().auth;
+        return a != null && a.tls != null && (a.data.mutualTls || a.management.tls);
     }
 
     /**
@@ -121,12 +148,20 @@ public final class EngineCallerAuth {
                 out.add(mounted("spec.auth.management.metricsTokenSecretRef", a.management.metricsTokenSecretRef,
                         "auth-metrics-token", "token", Content.BEARER_TOKEN));
             }
-            if (a.data.mutualTls) {
+            if (servesTls(fe)) {
                 String writer = certificateIssuer(fe) == null ? null : "cert-manager Certificate " + Names.engineCertificate(fe);
                 out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.crt", "tls-server", "tls.crt",
                         Content.CERTIFICATE_CHAIN, writer));
                 out.add(new MountedSecret("spec.auth.tls.secretName", a.tls.secretName, "tls.key", "tls-server", "tls.key",
                         Content.PRIVATE_KEY, writer));
+                if (managementTls(fe) && Boolean.TRUE.equals(fe.getSpec().observability.serviceMonitor.enabled)) {
+                    // Not read by the engine: the ServiceMonitor's HTTPS scrape trusts it (Monitoring), so it is
+                    // checked like the rest; mounted with them, as every checked key is.
+                    out.add(new MountedSecret("spec.auth.tls.secretName (ca.crt for the ServiceMonitor's HTTPS scrape)", a.tls.secretName,
+                            "ca.crt", "tls-server", "ca.crt", Content.CA_CERTIFICATES, writer));
+                }
+            }
+            if (a.data.mutualTls && a.tls != null && a.tls.clientCaSecretRef != null) {
                 out.add(mounted("spec.auth.tls.clientCaSecretRef", a.tls.clientCaSecretRef, "tls-client-ca", "ca.crt",
                         Content.CA_CERTIFICATES));
             }
@@ -165,15 +200,15 @@ public final class EngineCallerAuth {
         return out;
     }
 
-    /** The issuer of the engine's serving certificate when cert-manager makes it (the data port serves TLS), else null. */
+    /** The issuer of the engine's serving certificate when cert-manager makes it (a port serves TLS), else null. */
     public static AuthSpec.IssuerRef certificateIssuer(FraudEngine fe) {
-        AuthSpec a = fe.getSpec().auth;
-        return a != null && a.data.mutualTls && a.tls != null ? a.tls.issuerRef : null;
+        return servesTls(fe) ? fe.getSpec().auth.tls.issuerRef : null;
     }
 
     /**
      * The cert-manager Certificate of the engine's serving certificate, written into the Secret the pods
-     * mount: every name the data Service answers to in the cluster, ECDSA P-256 (a cheaper handshake
+     * mount: every name the data Service answers to in the cluster (and the management Service when that
+     * port serves TLS: the name Prometheus checks), ECDSA P-256 (a cheaper handshake
      * than RSA 2048: callers that reconnect pay for it), PKCS#8 (what every PEM reader takes), a new key
      * on each renewal. The engine reloads the mounted files, so a renewal needs no restart.
      */
@@ -181,19 +216,32 @@ public final class EngineCallerAuth {
         // Also rendered when not wanted (the SDK then looks for what to delete): no tls section is no NPE.
         AuthSpec.Tls tls = fe.getSpec().auth == null || fe.getSpec().auth.tls == null ? new AuthSpec.Tls() : fe.getSpec().auth.tls;
         AuthSpec.IssuerRef issuer = tls.issuerRef == null ? new AuthSpec.IssuerRef() : tls.issuerRef;
-        String service = Names.engine(fe);
         String ns = fe.getMetadata().getNamespace();
+        List<String> dnsNames = new ArrayList<>(serviceNames(Names.engine(fe), ns));
+        if (managementTls(fe)) {
+            dnsNames.addAll(serviceNames(Names.engineManagement(fe), ns));
+        }
         return new CertificateBuilder()
                 .withMetadata(Meta.of(fe, Names.engineCertificate(fe), Names.ENGINE))
                 .withNewSpec()
                 .withSecretName(tls.secretName)
-                .withCommonName(service + "." + ns + ".svc")
-                .withDnsNames(service, service + "." + ns, service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local")
+                .withCommonName(Names.engine(fe) + "." + ns + ".svc")
+                .withDnsNames(dnsNames)
                 .withUsages("server auth", "digital signature", "key encipherment")
                 .withNewPrivateKey().withAlgorithm("ECDSA").withSize(256).withEncoding("PKCS8").withRotationPolicy("Always").endPrivateKey()
                 .withNewIssuerRef().withName(issuer.name).withKind(issuer.kind).withGroup(issuer.group).endIssuerRef()
                 .endSpec()
                 .build();
+    }
+
+    /** Every name a Service answers to inside the cluster. */
+    private static List<String> serviceNames(String service, String ns) {
+        return List.of(service, service + "." + ns, service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local");
+    }
+
+    /** The name the management port's certificate is checked against by Prometheus (it scrapes pod IPs). */
+    public static String managementServerName(FraudEngine fe) {
+        return Names.engineManagement(fe) + "." + fe.getMetadata().getNamespace() + ".svc";
     }
 
     private static MountedSecret mounted(String field, SecretKeyRef ref, String volume, String file, Content content) {

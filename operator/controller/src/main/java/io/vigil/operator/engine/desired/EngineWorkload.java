@@ -160,6 +160,7 @@ public final class EngineWorkload {
                     .endConfigMap().build());
         }
 
+        String managementScheme = EngineCallerAuth.managementTls(fe) ? "HTTPS" : null;
         Container engine = new ContainerBuilder()
                 .withName("engine")
                 .withImage(OperatorImages.engine(fe))
@@ -168,9 +169,9 @@ public final class EngineWorkload {
                 .addNewPort().withName("management").withContainerPort(MANAGEMENT_PORT).withProtocol("TCP").endPort()
                 .withEnv(engineEnv(fe))
                 .withResources(e.resources != null ? e.resources : defaultResources("500m", "512Mi", "1Gi"))
-                .withStartupProbe(probe("/q/health/started", 1, 60))
-                .withLivenessProbe(probe("/q/health/live", 10, 3))
-                .withReadinessProbe(probe("/q/health/ready", 5, 2))
+                .withStartupProbe(probe("/q/health/started", 1, 60, managementScheme))
+                .withLivenessProbe(probe("/q/health/live", 10, 3, managementScheme))
+                .withReadinessProbe(probe("/q/health/ready", 5, 2, managementScheme))
                 .withSecurityContext(Security.container())
                 // A container that exits without writing /dev/termination-log leaves the end of its log as
                 // the termination message, which the FraudEngine status shows for a crash loop.
@@ -224,8 +225,9 @@ public final class EngineWorkload {
         return s == null || s.tolerations == null || s.tolerations.isEmpty() ? null : new ArrayList<>(s.tolerations);
     }
 
-    static Probe probe(String path, int periodSeconds, int failureThreshold) {
-        return new ProbeBuilder().withNewHttpGet().withPath(path).withPort(new IntOrString("management")).endHttpGet()
+    /** @param scheme null (HTTP), or HTTPS when the management port serves TLS (the kubelet does not verify the certificate) */
+    static Probe probe(String path, int periodSeconds, int failureThreshold, String scheme) {
+        return new ProbeBuilder().withNewHttpGet().withPath(path).withPort(new IntOrString("management")).withScheme(scheme).endHttpGet()
                 .withPeriodSeconds(periodSeconds).withFailureThreshold(failureThreshold).withTimeoutSeconds(2).build();
     }
 

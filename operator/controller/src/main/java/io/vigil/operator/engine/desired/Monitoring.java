@@ -6,11 +6,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.SecretKeySelectorBuilder;
+import io.fabric8.openshift.api.model.monitoring.v1.Endpoint;
 import io.fabric8.openshift.api.model.monitoring.v1.EndpointBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
+import io.fabric8.openshift.api.model.monitoring.v1.SafeAuthorizationBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitorBuilder;
+import io.fabric8.openshift.api.model.monitoring.v1.TLSConfigBuilder;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.SloSpec;
 import io.vigil.operator.engine.Names;
@@ -37,17 +41,6 @@ public final class Monitoring {
         Map<String, String> labels = new LinkedHashMap<>(obs.labels == null ? Map.of() : obs.labels);
         labels.putAll(meta.getLabels());
         meta.setLabels(labels);
-        var endpoint = new EndpointBuilder().withPort("management").withPath("/q/metrics").withInterval(obs.interval)
-                // The engine's own "endpoint" label (auth, monitoring) must survive the scrape.
-                .withHonorLabels(true).build();
-        var auth = fe.getSpec().auth;
-        if (auth != null && auth.management.jwt && auth.management.metricsTokenSecretRef != null) {
-            // The management port wants a credential (ADR 0013): Prometheus sends the static metrics token.
-            endpoint.setAuthorization(new io.fabric8.openshift.api.model.monitoring.v1.SafeAuthorizationBuilder().withType("Bearer")
-                    .withCredentials(new io.fabric8.kubernetes.api.model.SecretKeySelectorBuilder()
-                            .withName(auth.management.metricsTokenSecretRef.name).withKey(auth.management.metricsTokenSecretRef.key).build())
-                    .build());
-        }
         return new ServiceMonitorBuilder()
                 .withMetadata(meta)
                 .withNewSpec()
@@ -55,8 +48,46 @@ public final class Monitoring {
                 .addToMatchLabels(Names.LABEL_INSTANCE, fe.getMetadata().getName())
                 .addToMatchLabels(METRICS_LABEL, "true")
                 .endSelector()
-                .withEndpoints(endpoint)
+                .withEndpoints(engineEndpoint(fe, obs.interval), endpoint(Names.RELAY, obs.interval))
                 .endSpec()
+                .build();
+    }
+
+    /**
+     * The engine's management Services only: it may want a credential (ADR 0013: Prometheus sends the
+     * static metrics token, never to the relay) and HTTPS, checking the certificate against ca.crt of
+     * spec.auth.tls.secretName (what cert-manager's CA issuers write) under the management Service's
+     * name, as Prometheus scrapes pod IPs.
+     */
+    static Endpoint engineEndpoint(FraudEngine fe, String interval) {
+        Endpoint endpoint = endpoint(Names.ENGINE, interval);
+        var auth = fe.getSpec().auth;
+        if (auth != null && auth.management.jwt && auth.management.metricsTokenSecretRef != null) {
+            endpoint.setAuthorization(new SafeAuthorizationBuilder().withType("Bearer")
+                    .withCredentials(new SecretKeySelectorBuilder()
+                            .withName(auth.management.metricsTokenSecretRef.name).withKey(auth.management.metricsTokenSecretRef.key).build())
+                    .build());
+        }
+        if (EngineCallerAuth.managementTls(fe)) {
+            endpoint.setScheme("https");
+            endpoint.setTlsConfig(new TLSConfigBuilder()
+                    .withNewCa().withSecret(new SecretKeySelectorBuilder().withName(auth.tls.secretName).withKey("ca.crt").build()).endCa()
+                    .withServerName(EngineCallerAuth.managementServerName(fe))
+                    .build());
+        }
+        return endpoint;
+    }
+
+    /**
+     * One endpoint per component (engine, relay): both Services name their port "management", so each
+     * endpoint keeps only its component's Services, and each gets its own scheme and credentials.
+     */
+    private static Endpoint endpoint(String component, String interval) {
+        return new EndpointBuilder().withPort("management").withPath("/q/metrics").withInterval(interval)
+                // The engine's own "endpoint" label (auth, monitoring) must survive the scrape.
+                .withHonorLabels(true)
+                .addNewRelabeling().withAction("keep")
+                .withSourceLabels("__meta_kubernetes_service_label_app_kubernetes_io_component").withRegex(component).endRelabeling()
                 .build();
     }
 

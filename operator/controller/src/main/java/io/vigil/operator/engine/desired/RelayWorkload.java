@@ -56,9 +56,9 @@ public final class RelayWorkload {
                 .addNewPort().withName("management").withContainerPort(MANAGEMENT_PORT).withProtocol("TCP").endPort()
                 .withEnv(relayEnv(fe))
                 .withResources(d.relay.resources != null ? d.relay.resources : EngineWorkload.defaultResources("250m", "384Mi", "768Mi"))
-                .withStartupProbe(EngineWorkload.probe("/q/health/started", 1, 60))
-                .withLivenessProbe(EngineWorkload.probe("/q/health/live", 10, 3))
-                .withReadinessProbe(EngineWorkload.probe("/q/health/ready", 5, 2))
+                .withStartupProbe(EngineWorkload.probe("/q/health/started", 1, 60, null))
+                .withLivenessProbe(EngineWorkload.probe("/q/health/live", 10, 3, null))
+                .withReadinessProbe(EngineWorkload.probe("/q/health/ready", 5, 2, null))
                 .withSecurityContext(Security.container())
                 // A container that exits without writing /dev/termination-log leaves the end of its log as
                 // the termination message, which the FraudEngine status shows for a crash loop.

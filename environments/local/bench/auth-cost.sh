@@ -21,7 +21,7 @@ CALLERS=${CALLERS:-300}
 CONNS=${CONNS:-32}
 TIMEOUT=${TIMEOUT:-5s}
 OUT=${OUT:-$ROOT/.local/bench/auth-cost}
-APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
+APP=${APP:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 JFR=${JFR:-0}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }

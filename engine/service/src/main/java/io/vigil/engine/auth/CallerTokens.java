@@ -24,10 +24,17 @@ import org.jose4j.lang.InvalidAlgorithmException;
 import org.jose4j.lang.UnresolvableKeyException;
 
 /**
- * Bearer tokens to callers. A token seen before is answered from a bounded cache of verified tokens
- * (keyed by the whole {@code Authorization} value, so a hit costs a hash and a compare: no parsing, no
- * crypto, no allocation); a new one is verified once with jose4j against {@link CallerKeys} and kept
- * until its {@code exp} (plus the skew). Runs on the event loop: nothing here waits on I/O.
+ * Bearer tokens to callers. A token seen before is answered from memory (keyed by the whole
+ * {@code Authorization} value, so a hit costs a hash and a compare: no parsing, no crypto, no
+ * allocation); a new one is verified once with jose4j against {@link CallerKeys} and kept until its
+ * {@code exp} (plus the skew). Runs on the event loop: nothing here waits on I/O.
+ *
+ * <p>Two levels. The bounded cache of verified tokens (Caffeine: size bound, per-entry expiry) is the
+ * authority. In front of it, a small direct-mapped table of recent hits: profiled under load
+ * (auth-cost.sh with JFR), Caffeine's read bookkeeping (read buffer, inline maintenance of its
+ * eviction and expiry policies) was most of JWT's cost per request, while a repeat caller needs
+ * none of it. A slot holds an immutable entry and is read and written without locks: a lost
+ * write or a stale slot is only a miss, answered by the cache below; expiry is checked on every hit.
  */
 public final class CallerTokens {
     static final String BEARER = "Bearer ";
@@ -54,6 +61,14 @@ public final class CallerTokens {
         }
     }
 
+    /** Slots of the table of recent hits (a power of two): a few thousand callers fit without many collisions. */
+    static final int RECENT_SLOTS = 4096;
+
+    /** A verified token and its verdict; immutable, so a racy read of a slot sees it whole. */
+    private record Recent(String authorization, Verdict verdict) {
+    }
+
+    private final Recent[] recent = new Recent[RECENT_SLOTS];
     private final AuthConfig.Jwt config;
     private final CallerKeys keys;
     private final LongSupplier clock;
@@ -116,10 +131,16 @@ public final class CallerTokens {
         if (authorization == null) {
             return Verdict.refused(Refusal.MISSING);
         }
+        int h = authorization.hashCode();
+        int slot = (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
+        Recent seen = recent[slot];
+        if (seen != null && seen.authorization().equals(authorization)) {
+            return unexpired(seen.verdict());
+        }
         Verdict hit = verified.getIfPresent(authorization);
         if (hit != null) {
-            // Caffeine drops it at exp + skew; checked here too so a late cleanup never admits it.
-            return hit.caller().expiresAtMillis() + skewMillis > clock.getAsLong() ? hit : Verdict.refused(Refusal.EXPIRED);
+            recent[slot] = new Recent(authorization, hit);
+            return unexpired(hit);
         }
         if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Verdict.refused(Refusal.MISSING);
@@ -135,8 +156,14 @@ public final class CallerTokens {
         Verdict v = check(token);
         if (v.caller() != null) {
             verified.put(authorization, v);
+            recent[slot] = new Recent(authorization, v);
         }
         return v;
+    }
+
+    /** Caffeine drops a token at exp + skew; checked on every hit too, so neither a late cleanup nor a recent slot admits it. */
+    private Verdict unexpired(Verdict v) {
+        return v.caller().expiresAtMillis() + skewMillis > clock.getAsLong() ? v : Verdict.refused(Refusal.EXPIRED);
     }
 
     private Verdict check(String token) {

@@ -81,6 +81,13 @@ class CallerKeysFileTest {
         }
     }
 
+    /** The keys as jwks.json in this test's directory. */
+    private Path publish(RsaJsonWebKey... keys) throws Exception {
+        Path file = dir.resolve("jwks.json");
+        publish(file, keys);
+        return file;
+    }
+
     private static void publish(Path file, RsaJsonWebKey... keys) throws Exception {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(tmp, new JsonWebKeySet(List.<JsonWebKey>of(keys)).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY));
@@ -102,10 +109,9 @@ class CallerKeysFileTest {
 
     @Test
     void aChangedFileIsReReadAndAnUnreadableOneKeepsTheLastKeys() throws Exception {
-        Path file = dir.resolve("jwks.json");
         RsaJsonWebKey first = JwtIssuer.key("first");
         RsaJsonWebKey second = JwtIssuer.key("second");
-        publish(file, first);
+        Path file = publish(first);
         Settings s = new Settings();
         s.file = Optional.of(file);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -147,5 +153,42 @@ class CallerKeysFileTest {
         noIssuer.issuer = Optional.empty();
         assertThatThrownBy(() -> new CallerTokens(noIssuer, null, new SimpleMeterRegistry(), System::currentTimeMillis))
                 .hasMessageContaining("vigil.auth.jwt.issuer: required");
+    }
+
+    /**
+     * A token seen before is answered from memory (the table of recent hits in front of the cache):
+     * no second signature check, however often it comes, alone or among other callers, and refused as
+     * expired once the clock passes its exp plus the skew, whichever level answers.
+     */
+    @Test
+    void aSeenTokenIsNotVerifiedAgainAndIsRefusedOnceExpired() throws Exception {
+        RsaJsonWebKey key = JwtIssuer.key("k");
+        Settings s = new Settings();
+        s.file = Optional.of(publish(key));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis());
+        try (CallerKeys keys = new CallerKeys(s, registry, System::currentTimeMillis)) {
+            keys.start();
+            CallerTokens tokens = new CallerTokens(s, keys, registry, now::get);
+            List<String> callers = new java.util.ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                callers.add("Bearer " + JwtIssuer.sign(JwtIssuer.claims("vigil.evaluate"), key));
+            }
+            for (int round = 0; round < 20; round++) {
+                for (String c : callers) {
+                    // a new String per request, as the HTTP decoder makes one
+                    CallerTokens.Verdict v = tokens.verify(new String(c.toCharArray()));
+                    assertThat(v.caller()).as("round %d", round).isNotNull();
+                    assertThat(v.caller().may("vigil.evaluate")).isTrue();
+                }
+            }
+            assertThat(registry.get("vigil.auth.token.verifications").counter().count()).as("one check per token").isEqualTo(50);
+
+            long exp = tokens.verify(callers.get(0)).caller().expiresAtMillis();
+            now.set(exp + s.clockSkew().toMillis() + 1);
+            for (String c : callers) {
+                assertThat(tokens.verify(c).refusal()).isEqualTo(Refusal.EXPIRED);
+            }
+        }
     }
 }

@@ -62,6 +62,18 @@ for s in "${sets[@]}"; do
       [ $SECONDS -lt $deadline ] || { kubectl_ wait --for condition=Established --timeout 1s $names; die "$s CRDs not Established within 60 s"; }
       sleep 1
     done
+    # Established is not enough: the API server's storage of a new kind (its watch cache) may still be
+    # initializing, and a CRD deleted then cannot list its objects ("storage is (re)initializing"): its
+    # finalizer backs off, and the deletion took over 150 s once in CI. Wait until the kind lists from
+    # the cache (resourceVersion=0 is answered by it).
+    deadline=$((SECONDS + 60))
+    for n in $names; do
+      path=$(kubectl_ get "$n" -o jsonpath='/apis/{.spec.group}/{.spec.versions[?(@.storage==true)].name}/{.spec.names.plural}')
+      until kubectl_ get --raw "$path?limit=1&resourceVersion=0" >/dev/null 2>&1; do
+        [ $SECONDS -lt $deadline ] || { kubectl_ get --raw "$path?limit=1&resourceVersion=0"; die "$s: $path not listable within 60 s"; }
+        sleep 0.5
+      done
+    done
     log "installed $s CRDs: ${names//customresourcedefinition.apiextensions.k8s.io\//}"
   else
     # The API server's CRD finalizer deletes every object of the kind first, and its own wait for

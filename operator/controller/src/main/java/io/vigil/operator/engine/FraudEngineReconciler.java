@@ -223,16 +223,35 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
                 context.getSecondaryResourcesAsStream(Kafka.class).filter(k -> Names.kafka(fe).equals(k.getMetadata().getName())).findFirst().orElse(null),
                 managedRedis(fe, context),
                 missing, failures, pods(fe, context, Names.ENGINE), pods(fe, context, Names.RELAY));
-        FraudEngineStatus status = StatusAggregator.aggregate(plan, observed, Instant.now());
+        Instant now = Instant.now();
+        FraudEngineStatus status = StatusAggregator.aggregate(plan, observed, now);
 
         FraudEngine patch = new FraudEngine();
         patch.setMetadata(new ObjectMetaBuilder().withName(fe.getMetadata().getName()).withNamespace(fe.getMetadata().getNamespace()).build());
         patch.setStatus(status);
         UpdateControl<FraudEngine> control = UpdateControl.patchStatus(patch);
-        if (!missing.isEmpty() || !failures.isEmpty()) {
-            control.rescheduleAfter(RECHECK);
+        Duration recheck = !missing.isEmpty() || !failures.isEmpty() ? RECHECK : null;
+        Duration certificates = SecretChecks.nextExpiryChange(EngineCallerAuth.secrets(fe), Plans.secrets(fe, context), now)
+                .map(crossing -> untilCertificateChange(crossing, now)).orElse(null);
+        Duration after = recheck == null ? certificates : certificates == null ? recheck : recheck.compareTo(certificates) <= 0 ? recheck : certificates;
+        if (after != null) {
+            control.rescheduleAfter(after);
         }
         return control;
+    }
+
+    /** The longest wait for a certificate's expiry line: beyond it the engine is looked at again anyway, then re-planned. */
+    static final Duration CERTIFICATE_WAIT_MAX = Duration.ofHours(6);
+
+    /**
+     * How long until the reconcile that sees a certificate cross its expiry line (14 days before notAfter, or
+     * notAfter itself), so SecretsValid and Degraded change on time rather than at the next unrelated event:
+     * one second past the crossing (the checks' verdict changes strictly after it; a certificate's dates have
+     * whole seconds), at least one second, at most {@link #CERTIFICATE_WAIT_MAX}.
+     */
+    static Duration untilCertificateChange(Instant crossing, Instant now) {
+        Duration d = Duration.between(now, crossing).plusSeconds(1);
+        return d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d.compareTo(CERTIFICATE_WAIT_MAX) > 0 ? CERTIFICATE_WAIT_MAX : d;
     }
 
     /**

@@ -188,11 +188,51 @@ public final class SecretChecks {
         return certificates;
     }
 
+    /**
+     * The next instant after {@code now} at which the expiry verdict of these Secrets changes with no event:
+     * a deciding certificate (as {@link #check(List, Function, Instant)} picks it) crossing the
+     * {@link #EXPIRES_SOON} line or its notAfter. Empty when none will (no certificate, or all expired).
+     * Missing or unreadable keys are skipped: {@code check} reports them, and fixing them is an event.
+     */
+    public static Optional<Instant> nextExpiryChange(List<MountedSecret> mounted, Function<String, Secret> lookup, Instant now) {
+        Optional<Instant> next = Optional.empty();
+        for (MountedSecret m : mounted) {
+            if (m.content() != Content.CERTIFICATE_CHAIN && m.content() != Content.CA_CERTIFICATES) {
+                continue;
+            }
+            Secret secret = lookup.apply(m.secret());
+            String encoded = secret == null || secret.getData() == null ? null : secret.getData().get(m.key());
+            if (encoded == null) {
+                continue;
+            }
+            Optional<X509Certificate> deciding;
+            try {
+                deciding = deciding(m, certificates(Base64.getDecoder().decode(encoded)));
+            } catch (IllegalArgumentException | IOException | CertificateException e) {
+                continue;
+            }
+            if (deciding.isEmpty()) {
+                continue;
+            }
+            Instant notAfter = deciding.get().getNotAfter().toInstant();
+            for (Instant crossing : List.of(notAfter.minus(EXPIRES_SOON), notAfter)) {
+                if (crossing.isAfter(now) && (next.isEmpty() || crossing.isBefore(next.get()))) {
+                    next = Optional.of(crossing);
+                }
+            }
+        }
+        return next;
+    }
+
+    /** The certificate whose notAfter decides: a served chain's earliest, a CA bundle's latest. */
+    private static Optional<X509Certificate> deciding(MountedSecret m, List<X509Certificate> certificates) {
+        Comparator<X509Certificate> byNotAfter = Comparator.comparing(X509Certificate::getNotAfter);
+        return m.content() == Content.CA_CERTIFICATES ? certificates.stream().max(byNotAfter) : certificates.stream().min(byNotAfter);
+    }
+
     /** Expired or expiring soon, naming the certificate and its notAfter (a date, so the message is stable between checks). */
     private static Optional<SecretProblem> expiry(MountedSecret m, List<X509Certificate> certificates, Instant now) {
-        Comparator<X509Certificate> byNotAfter = Comparator.comparing(X509Certificate::getNotAfter);
-        Optional<X509Certificate> deciding = m.content() == Content.CA_CERTIFICATES
-                ? certificates.stream().max(byNotAfter) : certificates.stream().min(byNotAfter);
+        Optional<X509Certificate> deciding = deciding(m, certificates);
         if (deciding.isEmpty()) {
             return Optional.empty();
         }

@@ -175,6 +175,17 @@ public final class StatusAggregator {
             degradedReason = degradedReason == null ? plan.blockingSecretProblems().get(0).reason() : degradedReason;
             degraded.add(plan.blockingSecretProblems().size() + " referenced Secret problem(s), the engine configuration is held (see SecretsValid)");
         }
+        List<SecretChecks.SecretProblem> expired = plan.secretProblems().stream()
+                .filter(p -> SecretChecks.CERTIFICATE_EXPIRED.equals(p.reason())).toList();
+        if (!expired.isEmpty()) {
+            // Nothing is held (the pods already serve it), but TLS with it fails: callers refuse an expired
+            // server certificate; certificates chained to an expired CA may be refused (verifiers differ).
+            degradedReason = degradedReason == null ? SecretChecks.CERTIFICATE_EXPIRED : degradedReason;
+            degraded.add(expired.stream().map(SecretChecks.SecretProblem::message).collect(Collectors.joining("; "))
+                    + ": TLS handshakes that rely on it fail (callers refuse an expired server certificate; certificates"
+                    + " chained to an expired CA may be refused). Renew it; the pods re-read the Secret within a minute, no restart"
+                    + " (runbook fraudengine-not-ready §4)");
+        }
         if (observed.missingCrds().contains(Crd.KEDA_SCALED_OBJECT)) {
             degradedReason = degradedReason == null ? "KedaNotInstalled" : degradedReason;
             degraded.add("KEDA is not installed (CRD " + Crd.KEDA_SCALED_OBJECT.crdName + "): the relay is not autoscaled");

@@ -22,6 +22,8 @@ import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -183,6 +185,83 @@ class CallerSecretsClusterTest {
         assertThat(endpoints.get(0).getTlsConfig().getCa().getSecret().getName()).isEqualTo("issued-tls");
         assertThat(endpoints.get(0).getTlsConfig().getServerName()).isEqualTo("issued-engine-management." + ns + ".svc");
         assertThat(fe.getStatus().endpoints.management).startsWith("https://issued-engine-management.");
+    }
+
+    /**
+     * Certificate expiry reaches status when it happens, with no event: once the FraudEngine has settled, the
+     * operator's rescheduled reconcile alone turns SecretsValid to CertificateExpiresSoon at the 14-day line,
+     * and Degraded to CertificateExpired at notAfter, without holding the engine (a later spec change rolls out).
+     */
+    @Test
+    void certificateExpiryReachesStatusOnTimeWithoutAnEvent() {
+        create(secret("timed-callers-ca", Map.of("ca.crt", CALLERS_CA.certificate())));
+        client.resource(engine("timed", """
+                auth:
+                  data: {mutualTls: true}
+                  tls: {secretName: timed-tls, clientCaSecretRef: {name: timed-callers-ca, key: ca.crt}}
+                """)).create();
+
+        // The 14-day line ahead: AllUsable while the engine settles, then, with nothing changed, CertificateExpiresSoon.
+        // (AllUsable can only be this certificate's: one written before has crossed its line)
+        settleBefore(crossing -> crossing.plus(14, ChronoUnit.DAYS), (f, crossing) -> "AllUsable".equals(condition(f, "SecretsValid").getReason()));
+        FraudEngine fe = awaitCondition("timed", "SecretsValid CertificateExpiresSoon at the 14-day line",
+                c -> "SecretsValid".equals(c.getType()) && "CertificateExpiresSoon".equals(c.getReason()));
+        assertThat(condition(fe, "Degraded").getStatus()).isEqualTo("False");
+
+        // notAfter ahead: expiring soon (not degraded) while it settles, then Degraded CertificateExpired.
+        settleBefore(crossing -> crossing, (f, crossing) -> condition(f, "SecretsValid").getMessage().contains("expires at " + crossing)
+                && "False".equals(condition(f, "Degraded").getStatus()));
+        fe = awaitCondition("timed", "Degraded CertificateExpired at notAfter",
+                c -> "Degraded".equals(c.getType()) && "True".equals(c.getStatus()) && "CertificateExpired".equals(c.getReason()));
+        assertThat(condition(fe, "Degraded").getMessage()).startsWith("Secret timed-tls key tls.crt (spec.auth.tls.secretName): certificate"
+                + " CN=timed-engine expired at ").contains("Renew it");
+        assertThat(condition(fe, "SecretsValid").getReason()).isEqualTo("CertificateExpired");
+        assertThat(condition(fe, "Ready").getStatus()).as("its pods still run").isEqualTo("True");
+
+        String before = client.apps().deployments().inNamespace(ns).withName("timed-engine").get().getSpec().getTemplate()
+                .getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
+        client.resources(FraudEngine.class).inNamespace(ns).withName("timed").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"engine\":{\"jvmOptions\":\"-XX:+UseSerialGC -Xmx310m\"}}}");
+        await("a spec change rolls out despite the expired certificate (nothing held)", () -> {
+            String hash = client.apps().deployments().inNamespace(ns).withName("timed-engine").get().getSpec().getTemplate()
+                    .getMetadata().getAnnotations().get(Names.CONFIG_HASH_ANNOTATION);
+            return before.equals(hash) ? null : hash;
+        });
+    }
+
+    /**
+     * Writes Secret timed-tls with a certificate whose {@code notAfter(crossing)} puts the line under test at
+     * {@code crossing}, and returns once the FraudEngine, Ready, matches {@code settled} (given the crossing) before that line: what
+     * changes afterwards comes from the reschedule, not from the Secret's event or the rollout. A machine too
+     * slow to settle in time gets a later line (no timing assumption, only a longer test).
+     */
+    private void settleBefore(java.util.function.UnaryOperator<Instant> notAfter, java.util.function.BiPredicate<FraudEngine, Instant> settled) {
+        for (Duration horizon = Duration.ofSeconds(30); ; horizon = horizon.multipliedBy(2)) {
+            Instant crossing = Instant.now().plus(horizon).truncatedTo(ChronoUnit.SECONDS);
+            TestCertificates.Pem pem = TestCertificates.selfSigned("timed-engine", "EC", Instant.now().minus(1, ChronoUnit.HOURS),
+                    notAfter.apply(crossing));
+            client.resource(secret("timed-tls", Map.of("tls.crt", pem.certificate(), "tls.key", pem.keyPkcs8()))).createOr(r -> r.update());
+            while (Instant.now().isBefore(crossing.minusSeconds(2))) {
+                FraudEngine fe = client.resources(FraudEngine.class).inNamespace(ns).withName("timed").get();
+                if (fe.getStatus() != null && fe.getStatus().conditions.stream().anyMatch(c -> "Ready".equals(c.getType())
+                        && "True".equals(c.getStatus())) && settled.test(fe, crossing)) {
+                    return;
+                }
+                sleep(Duration.ofMillis(250));
+            }
+            if (horizon.compareTo(Duration.ofMinutes(4)) > 0) {
+                throw new AssertionError("FraudEngine timed did not settle before its certificate's line in 4 minutes");
+            }
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     private Secret secret(String name, Map<String, String> data) {

@@ -197,4 +197,28 @@ class SecretChecksTest {
                         org.assertj.core.groups.Tuple.tuple(SecretChecks.CERTIFICATE_EXPIRED, "Secret callers-ca key ca.crt"
                                 + " (spec.auth.tls.clientCaSecretRef): certificate CN=old-callers-ca expired at 2029-12-31T00:00:00Z"));
     }
+    /**
+     * The reconcile is rescheduled for the moment the verdict changes by itself: the deciding certificate's
+     * 14-day line, then its notAfter (a CA bundle by its latest certificate), computed from notAfter.
+     */
+    @Test
+    void theNextExpiryChangeComesFromTheDecidingCertificatesNotAfter() {
+        Map<String, Secret> s = expiringAt2030();
+        var mounted = EngineCallerAuth.secrets(engine());
+        Instant serverNotAfter = Instant.parse("2030-01-10T00:00:00Z");
+        assertThat(SecretChecks.nextExpiryChange(mounted, s::get, NOW)).as("within 14 days: its notAfter is next").contains(serverNotAfter);
+        assertThat(SecretChecks.nextExpiryChange(mounted, s::get, NOW.minus(30, ChronoUnit.DAYS)))
+                .as("a month earlier: the 14-day line").contains(serverNotAfter.minus(SecretChecks.EXPIRES_SOON));
+        assertThat(SecretChecks.nextExpiryChange(mounted, s::get, serverNotAfter))
+                .as("the server's expired: the new CA's 14-day line (the expired old CA of the bundle does not decide)")
+                .contains(NOW.plus(700 - 14, ChronoUnit.DAYS));
+        assertThat(SecretChecks.nextExpiryChange(mounted, n -> null, NOW)).as("no Secret: nothing to wait for").isEmpty();
+
+        assertThat(FraudEngineReconciler.untilCertificateChange(serverNotAfter, serverNotAfter.minusSeconds(90)))
+                .as("one second past the crossing").isEqualTo(java.time.Duration.ofSeconds(91));
+        assertThat(FraudEngineReconciler.untilCertificateChange(serverNotAfter, NOW))
+                .as("9 days away: bounded, looked at again before").isEqualTo(FraudEngineReconciler.CERTIFICATE_WAIT_MAX);
+        assertThat(FraudEngineReconciler.untilCertificateChange(serverNotAfter, serverNotAfter.plusSeconds(5)))
+                .as("never a busy loop").isEqualTo(java.time.Duration.ofSeconds(1));
+    }
 }

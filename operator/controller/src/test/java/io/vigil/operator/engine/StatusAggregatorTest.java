@@ -18,6 +18,7 @@ import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudEngineStatus;
 import io.vigil.operator.support.OptionalCrds.Crd;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -350,5 +351,37 @@ class StatusAggregatorTest {
         assertThat(expired.getStatus()).isEqualTo("False");
         assertThat(expired.getReason()).isEqualTo("CertificateExpired");
         assertThat(expired.getMessage()).contains("certificate CN=old-callers-ca expired at 2029-12-31T00:00:00Z; renew it (nothing is held)");
+    }
+    /** An expired certificate makes Degraded True with its own reason, and holds nothing; a valid one degrades nothing. */
+    @Test
+    void anExpiredCertificateDegradesTheEngineWithoutHoldingIt() {
+        FraudEngine fe = SecretChecksTest.engine();
+        Observed serving = new Observed(deployment(3, 3, 3, true), deployment(1, 1, 1, true), null, Observed.ManagedRedis.NONE,
+                EnumSet.noneOf(Crd.class), List.of());
+        var secrets = SecretChecksTest.expiringAt2030();
+        var mounted = io.vigil.operator.engine.desired.EngineCallerAuth.secrets(fe);
+        var rulesets = Fixtures.sampleRulesets(fe.getMetadata().getNamespace());
+
+        FraudEngineStatus valid = StatusAggregator.aggregate(EnginePlanner.plan(fe, rulesets,
+                SecretChecks.check(mounted, secrets::get, SecretChecksTest.NOW.minus(30, ChronoUnit.DAYS))), serving, T0);
+        assertThat(cond(valid, "Degraded").getStatus()).isEqualTo("False");
+        assertThat(cond(valid, "SecretsValid").getReason()).isEqualTo("AllUsable");
+
+        FraudEngineStatus soon = StatusAggregator.aggregate(EnginePlanner.plan(fe, rulesets,
+                SecretChecks.check(mounted, secrets::get, SecretChecksTest.NOW)), serving, T0);
+        assertThat(cond(soon, "Degraded").getStatus()).as("expiring soon is a warning, not degraded").isEqualTo("False");
+
+        // the day after the server certificate's notAfter (2030-01-10)
+        EnginePlan expired = EnginePlanner.plan(fe, rulesets, SecretChecks.check(mounted, secrets::get, SecretChecksTest.NOW.plus(10, ChronoUnit.DAYS)));
+        FraudEngineStatus s = StatusAggregator.aggregate(expired, serving, T0);
+        assertThat(expired.secretsUsable()).isTrue();
+        assertThat(cond(s, "Degraded").getStatus()).isEqualTo("True");
+        assertThat(cond(s, "Degraded").getReason()).isEqualTo("CertificateExpired");
+        assertThat(cond(s, "Degraded").getMessage()).isEqualTo("Secret engine-tls key tls.crt (spec.auth.tls.secretName): certificate"
+                + " CN=vigil-engine.payments.svc expired at 2030-01-10T00:00:00Z: TLS handshakes that rely on it fail (callers refuse an"
+                + " expired server certificate; certificates chained to an expired CA may be refused). Renew it; the pods re-read the"
+                + " Secret within a minute, no restart (runbook fraudengine-not-ready §4)");
+        assertThat(cond(s, "SecretsValid").getReason()).isEqualTo("CertificateExpired");
+        assertThat(cond(s, "Ready").getStatus()).as("the pods still run; nothing held").isEqualTo("True");
     }
 }

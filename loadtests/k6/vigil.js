@@ -5,7 +5,8 @@
 //                  noop (the engine's own no-op endpoint: the HTTP ceiling of the same server)
 //   SUMMARY_FILE   where handleSummary writes the JSON summary (besides the text on stdout)
 //   RUN_LABEL      free text copied into the summary (bench phase name)
-//   CLIENT_CERT, CLIENT_KEY, TLS_SKIP_VERIFY   client certificate for mutual TLS (baseOptions)
+//   CLIENT_CERT, CLIENT_KEY, TLS_SKIP_VERIFY   client certificate for mutual TLS (baseOptions); the
+//                  engine's CA: SSL_CERT_FILE (read by k6's Go TLS stack)
 //   TOKENS_FILE    bearer tokens, one a line (engine with vigil.auth.data.jwt-enabled): each VU sends
 //                  one of them on every request, as a few hundred callers reusing theirs would
 import http from 'k6/http';
@@ -244,8 +245,10 @@ export function summaryHandler(scenario) {
 
 /** Options every scenario shares. */
 // Mutual TLS (engine with vigil.auth.data.client-certificate-required): BASE_URL https://..., the
-// client certificate and key as PEM files. k6 cannot be given a private CA for the server's
-// certificate: TLS_SKIP_VERIFY=true skips that check (the engine still checks the client's).
+// client certificate and key as PEM files. k6 has no option for a private CA, but as a Go program it
+// trusts the PEM file named by SSL_CERT_FILE instead of the system's roots: the in-cluster runners get
+// the engine's CA that way (FraudLoadTest spec.runner.clientCertificate). TLS_SKIP_VERIFY=true skips
+// the server's check instead (the engine still checks the client's).
 const TLS = env.CLIENT_CERT && env.CLIENT_KEY
   ? { tlsAuth: [{ cert: open(env.CLIENT_CERT), key: open(env.CLIENT_KEY) }], insecureSkipTLSVerify: env.TLS_SKIP_VERIFY === 'true' }
   : {};

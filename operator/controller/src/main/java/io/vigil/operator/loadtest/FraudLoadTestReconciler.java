@@ -75,7 +75,9 @@ public class FraudLoadTestReconciler implements Reconciler<FraudLoadTest> {
         }
         LoadTestPlan plan = LoadTestPlanner.plan(flt, target);
         if (!plan.runnable()) {
-            return status(flt, blocked(flt, "InvalidTarget", String.join("; ", plan.problems())), RECHECK);
+            // Credentials the engine wants (ADR 0013) have a reason of their own: the spec is fine, a field is missing.
+            return status(flt, blocked(flt, plan.credentialsMissing() ? "CallerCredentialsMissing" : "InvalidTarget",
+                    String.join("; ", plan.problems())), RECHECK);
         }
         if (!K6Crd.installed(client)) {
             return status(flt, blocked(flt, "K6OperatorMissing", "the k6-operator CRD " + LoadTestPlanner.TEST_RUN_CRD

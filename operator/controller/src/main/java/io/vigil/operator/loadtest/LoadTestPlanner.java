@@ -64,6 +64,9 @@ public final class LoadTestPlanner {
     public static final String TOKENS_DIR = "/var/run/vigil/loadtest-tokens";
     static final String TOKENS_VOLUME = "caller-tokens";
     static final String TOKENS_FILE_NAME = "tokens";
+    /** Where the runners find the client certificate, key and trusted CA of spec.runner.clientCertificate. */
+    public static final String CLIENT_CERTIFICATE_DIR = "/var/run/vigil/loadtest-client-certificate";
+    static final String CLIENT_CERTIFICATE_VOLUME = "client-certificate";
     /** k6-operator job names add up to "-initializer" (12 characters) and must stay DNS labels. */
     static final int MAX_TEST_RUN_NAME = 45;
 
@@ -86,9 +89,6 @@ public final class LoadTestPlanner {
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }
-        if (spec != null && target != null) {
-            problems.addAll(callerProblems(spec, target));
-        }
         if (spec != null && spec.duration != null) {
             try {
                 Durations.parse(spec.duration);
@@ -96,16 +96,18 @@ public final class LoadTestPlanner {
                 problems.add("spec.duration: " + e.getMessage());
             }
         }
-        if (!problems.isEmpty()) {
-            return new LoadTestPlan(trName, null, null, List.copyOf(problems));
+        List<String> credentials = spec != null && target != null ? callerProblems(spec, target) : List.of();
+        if (!problems.isEmpty() || !credentials.isEmpty()) {
+            problems.addAll(credentials);
+            return new LoadTestPlan(trName, null, null, List.copyOf(problems), problems.size() == credentials.size());
         }
         return new LoadTestPlan(trName, scripts(flt), testRun(flt, target, scenario, trName), List.of());
     }
 
     /**
-     * What the target's caller authentication (ADR 0013) asks of the runners: a bearer token when its data
-     * port wants a JWT; mutual TLS is refused up front (runners present no client certificate yet), so a
-     * run is not 100 % refusals.
+     * What the target's caller authentication (ADR 0013) asks of the runners and the spec does not give: a
+     * bearer token when its data port wants a JWT, a client certificate when it wants mutual TLS. Refused up
+     * front, so a run is not 100 % refusals.
      */
     static List<String> callerProblems(FraudLoadTestSpec spec, FraudEngine target) {
         List<String> problems = new ArrayList<>();
@@ -118,9 +120,10 @@ public final class LoadTestPlanner {
             problems.add("spec.runner.tokensSecretRef: required: FraudEngine \"" + engine
                     + "\" wants a bearer JWT on its data port (spec.auth.data.jwt); name a Secret key holding tokens, one a line");
         }
-        if (auth.mutualTls) {
-            problems.add("spec.target.fraudEngine: FraudEngine \"" + engine
-                    + "\" wants mutual TLS on its data port (spec.auth.data.mutualTls); in-cluster runners present no client certificate yet");
+        if (auth.mutualTls && (spec.runner == null || spec.runner.clientCertificate == null)) {
+            problems.add("spec.runner.clientCertificate: required: FraudEngine \"" + engine
+                    + "\" wants mutual TLS on its data port (spec.auth.data.mutualTls); name a kubernetes.io/tls Secret (tls.crt,"
+                    + " tls.key, and ca.crt: the CA of the engine's certificate) issued by a CA the engine trusts");
         }
         return problems;
     }
@@ -192,6 +195,18 @@ public final class LoadTestPlanner {
                     "items", List.of(ordered("key", tokens.key, "path", TOKENS_FILE_NAME))))));
             runner.put("volumeMounts", List.of(ordered("name", TOKENS_VOLUME, "mountPath", TOKENS_DIR, "readOnly", true)));
         }
+        FraudLoadTestSpec.ClientCertificate certificate = mutualTls(flt, target);
+        if (certificate != null) {
+            // The Secret's certificate, key and CA as files: the scripts read them at init (loadtests/k6/vigil.js).
+            List<Object> volumes = new ArrayList<>((List<?>) runner.getOrDefault("volumes", List.of()));
+            volumes.add(ordered("name", CLIENT_CERTIFICATE_VOLUME, "secret", ordered("secretName", certificate.secretName,
+                    "items", List.of(ordered("key", "tls.crt", "path", "tls.crt"), ordered("key", "tls.key", "path", "tls.key"),
+                            ordered("key", certificate.serverCaKey == null ? "ca.crt" : certificate.serverCaKey, "path", "ca.crt")))));
+            List<Object> mounts = new ArrayList<>((List<?>) runner.getOrDefault("volumeMounts", List.of()));
+            mounts.add(ordered("name", CLIENT_CERTIFICATE_VOLUME, "mountPath", CLIENT_CERTIFICATE_DIR, "readOnly", true));
+            runner.put("volumes", volumes);
+            runner.put("volumeMounts", mounts);
+        }
 
         Map<String, Object> specMap = new LinkedHashMap<>();
         specMap.put("parallelism", spec.parallelism == null ? 1 : spec.parallelism);
@@ -213,7 +228,9 @@ public final class LoadTestPlanner {
         FraudLoadTestSpec spec = flt.getSpec();
         Map<String, String> env = new LinkedHashMap<>();
         String ns = target.getMetadata().getNamespace() != null ? target.getMetadata().getNamespace() : flt.getMetadata().getNamespace();
-        env.put("BASE_URL", "http://" + Names.engine(target) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT);
+        // with mutual TLS the data port serves HTTPS only, under the Service's name (its certificate names it)
+        FraudLoadTestSpec.ClientCertificate certificate = mutualTls(flt, target);
+        env.put("BASE_URL", (certificate != null ? "https://" : "http://") + Names.engine(target) + "." + ns + ".svc:" + EngineWorkload.DATA_PORT);
         String path = spec.target.path == null ? "/v1/evaluate/auth" : spec.target.path;
         if (scenario != Scenario.MIXED) {
             env.put("TARGET", path.endsWith("/monitoring") ? "monitoring" : "auth");
@@ -249,6 +266,12 @@ public final class LoadTestPlanner {
         if (spec.runner != null && spec.runner.tokensSecretRef != null) {
             env.put("TOKENS_FILE", TOKENS_DIR + "/" + TOKENS_FILE_NAME);
         }
+        if (certificate != null) {
+            env.put("CLIENT_CERT", CLIENT_CERTIFICATE_DIR + "/tls.crt");
+            env.put("CLIENT_KEY", CLIENT_CERTIFICATE_DIR + "/tls.key");
+            // k6 (Go) takes its trusted CAs from SSL_CERT_FILE: the engine's CA alone, no skipped verification
+            env.put("SSL_CERT_FILE", CLIENT_CERTIFICATE_DIR + "/ca.crt");
+        }
         env.put("TERMINATION_LOG", TERMINATION_LOG);
         env.put("TXN_PREFIX", flt.getMetadata().getName() + "-g" + generation(flt));
         env.put("RUN_LABEL", flt.getMetadata().getNamespace() + "/" + flt.getMetadata().getName() + " generation " + generation(flt));
@@ -260,6 +283,13 @@ public final class LoadTestPlanner {
             list.add(e);
         });
         return list;
+    }
+
+    /** The runners' client certificate when the target wants mutual TLS on its data port, else null (plain HTTP). */
+    private static FraudLoadTestSpec.ClientCertificate mutualTls(FraudLoadTest flt, FraudEngine target) {
+        var runner = flt.getSpec().runner;
+        boolean wanted = target.getSpec() != null && target.getSpec().auth != null && target.getSpec().auth.data.mutualTls;
+        return wanted && runner != null ? runner.clientCertificate : null;
     }
 
     /** A map in the order given (Map.of's order changes between JVM runs: golden files must not). */

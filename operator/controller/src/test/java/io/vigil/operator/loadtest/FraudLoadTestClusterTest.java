@@ -17,6 +17,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.FraudLoadTest;
+import io.vigil.operator.api.v1alpha1.FraudLoadTestSpec;
 import io.vigil.operator.api.v1alpha1.FraudLoadTestStatus;
 import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
@@ -175,6 +176,62 @@ class FraudLoadTestClusterTest {
         assertThat(s.verdict).as("the verdict stays").isEqualTo(RunVerdict.PASSED);
         assertThat(reconcileControl("nightly").isNoUpdate()).isTrue();
         assertThat(reconcileControl("nightly").getScheduleDelay()).as("nothing left to follow").isEmpty();
+    }
+
+    /**
+     * An engine with JWT and mutual TLS on its data port: a FraudLoadTest without credentials says which it
+     * must give (its own reason); with them, the TestRun stored by the API server (k6's schema) keeps the
+     * mounted Secrets and the HTTPS target.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void anEngineWithCallerAuthenticationNeedsTheRunnersCredentialsAndGetsThem() {
+        FraudEngine guarded = client.resources(FraudEngine.class).inNamespace(ns).withName("fraud").get();
+        guarded.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("guarded").withNamespace(ns).build());
+        guarded.setStatus(null);
+        guarded.getSpec().auth.data.jwt = true;
+        guarded.getSpec().auth.data.mutualTls = true;
+        guarded.getSpec().auth.jwt = new io.vigil.operator.api.v1alpha1.AuthSpec.Jwt();
+        guarded.getSpec().auth.jwt.issuer = "https://issuer.example";
+        guarded.getSpec().auth.jwt.audience = List.of("vigil-engine");
+        guarded.getSpec().auth.jwt.jwksUrl = "https://issuer.example/jwks.json";
+        guarded.getSpec().auth.tls = new io.vigil.operator.api.v1alpha1.AuthSpec.Tls();
+        guarded.getSpec().auth.tls.secretName = "guarded-tls";
+        guarded.getSpec().auth.tls.clientCaSecretRef = new io.vigil.operator.api.v1alpha1.SecretKeyRef("callers-ca", "ca.crt");
+        client.resource(guarded).create();
+
+        FraudLoadTest flt = LoadTests.fixture("smoke");
+        flt.getMetadata().setNamespace(ns);
+        flt.getMetadata().setUid(null);
+        flt.getMetadata().setGeneration(null);
+        flt.getMetadata().setName("guarded-smoke");
+        flt.getSpec().target.fraudEngine = "guarded";
+        client.resource(flt).create();
+        FraudLoadTestStatus s = reconcile("guarded-smoke");
+        assertThat(s.testRun).isNull();
+        assertThat(s.conditions).singleElement().satisfies(c -> {
+            assertThat(c.getStatus()).isEqualTo("False");
+            assertThat(c.getReason()).isEqualTo("CallerCredentialsMissing");
+            assertThat(c.getMessage()).contains("spec.runner.tokensSecretRef: required", "spec.runner.clientCertificate: required",
+                    "spec.auth.data.jwt", "spec.auth.data.mutualTls");
+        });
+
+        client.resources(FraudLoadTest.class).inNamespace(ns).withName("guarded-smoke").edit(f -> {
+            f.getSpec().runner = new FraudLoadTestSpec.Runner();
+            f.getSpec().runner.tokensSecretRef = new io.vigil.operator.api.v1alpha1.SecretKeyRef("loadtest-tokens", "tokens");
+            f.getSpec().runner.clientCertificate = new FraudLoadTestSpec.ClientCertificate();
+            f.getSpec().runner.clientCertificate.secretName = "loadtest-client";
+            return f;
+        });
+        s = reconcile("guarded-smoke");
+        assertThat(s.testRun).isEqualTo("guarded-smoke-g2");
+        assertThat(client.resources(FraudLoadTest.class).inNamespace(ns).withName("guarded-smoke").get().getSpec().runner.clientCertificate
+                .serverCaKey).as("the CRD's default").isEqualTo("ca.crt");
+        Map<String, Object> runner = (Map<String, Object>) ((Map<String, Object>) testRun("guarded-smoke-g2").getAdditionalProperties()
+                .get("spec")).get("runner");
+        assertThat(LoadTests.yaml(runner.get("volumes"))).contains("secretName: loadtest-tokens", "secretName: loadtest-client");
+        assertThat(LoadTests.yaml(runner.get("env"))).contains("value: https://guarded-engine." + ns + ".svc:8081",
+                "name: SSL_CERT_FILE", "name: CLIENT_CERT", "name: TOKENS_FILE");
     }
 
     @Test

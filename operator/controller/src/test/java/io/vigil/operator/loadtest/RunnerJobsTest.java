@@ -43,18 +43,80 @@ class RunnerJobsTest {
     }
 
     @Test
-    void anEngineThatWantsATokenNeedsTheTokensSecretAndMutualTlsIsRefusedUpFront() {
+    void anEngineThatWantsCredentialsTheSpecDoesNotGiveIsRefusedUpFrontNamingThem() {
         FraudLoadTest flt = LoadTests.fixture("constant-arrival-rate");
         FraudEngine fe = jwtEngine(flt.getMetadata().getNamespace());
         LoadTestPlan plan = LoadTestPlanner.plan(flt, fe);
         assertThat(plan.runnable()).isFalse();
+        assertThat(plan.credentialsMissing()).isTrue();
         assertThat(plan.problems()).singleElement().asString()
                 .startsWith("spec.runner.tokensSecretRef: required").contains("spec.auth.data.jwt");
 
         fe.getSpec().auth.data.mutualTls = true;
         fe.getSpec().auth.tls = new AuthSpec.Tls();
-        assertThat(LoadTestPlanner.plan(placedWithTokens(), fe).problems()).singleElement().asString()
-                .contains("spec.auth.data.mutualTls", "no client certificate");
+        plan = LoadTestPlanner.plan(placedWithTokens(), fe);
+        assertThat(plan.credentialsMissing()).isTrue();
+        assertThat(plan.problems()).singleElement().asString()
+                .startsWith("spec.runner.clientCertificate: required").contains("spec.auth.data.mutualTls", "tls.crt", "tls.key", "ca.crt");
+        assertThat(LoadTestPlanner.plan(flt, fe).problems()).as("both named").hasSize(2);
+
+        flt.getSpec().duration = "forever";
+        plan = LoadTestPlanner.plan(flt, fe);
+        assertThat(plan.credentialsMissing()).as("another problem too: the spec itself is invalid").isFalse();
+        assertThat(plan.problems()).hasSize(3);
+    }
+
+    static FraudLoadTest withClientCertificate(FraudLoadTest flt) {
+        flt.getSpec().runner.clientCertificate = new FraudLoadTestSpec.ClientCertificate();
+        flt.getSpec().runner.clientCertificate.secretName = "loadtest-client";
+        return flt;
+    }
+
+    /** Mutual TLS: HTTPS to the Service's name, the Secret's certificate, key and CA mounted, k6 told where (vigil.js, Go's SSL_CERT_FILE). */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aMutualTlsEngineIsCalledOverHttpsWithTheMountedClientCertificateAndItsCaAlone() {
+        FraudLoadTest flt = withClientCertificate(placedWithTokens());
+        FraudEngine fe = jwtEngine(flt.getMetadata().getNamespace());
+        fe.getSpec().auth.data.mutualTls = true;
+        fe.getSpec().auth.tls = new AuthSpec.Tls();
+        LoadTestPlan plan = LoadTestPlanner.plan(flt, fe);
+        assertThat(plan.problems()).isEmpty();
+        Map<String, Object> env = LoadTestPlannerGoldenTest.env(plan);
+        String dir = LoadTestPlanner.CLIENT_CERTIFICATE_DIR;
+        assertThat(env).containsEntry("BASE_URL", "https://fraud-engine." + flt.getMetadata().getNamespace() + ".svc:8081")
+                .containsEntry("CLIENT_CERT", dir + "/tls.crt").containsEntry("CLIENT_KEY", dir + "/tls.key")
+                .containsEntry("SSL_CERT_FILE", dir + "/ca.crt").containsKey("TOKENS_FILE");
+        Map<String, Object> runner = (Map<String, Object>) ((Map<String, Object>) plan.testRun().getAdditionalProperties().get("spec")).get("runner");
+        assertThat(LoadTests.yaml(runner.get("volumes"))).contains("secretName: loadtest-tokens", """
+                - name: client-certificate
+                  secret:
+                    secretName: loadtest-client
+                    items:
+                    - key: tls.crt
+                      path: tls.crt
+                    - key: tls.key
+                      path: tls.key
+                    - key: ca.crt
+                      path: ca.crt
+                """);
+        assertThat(LoadTests.yaml(runner.get("volumeMounts"))).contains("- name: client-certificate\n  mountPath: " + dir + "\n  readOnly: true");
+
+        // Vigil's runner Jobs mount it too.
+        GenericKubernetesResource testRun = LoadTests.SERIALIZATION.clone(plan.testRun());
+        testRun.getMetadata().setUid("00000000-0000-0000-0000-0000000000a2");
+        var k6 = RunnerJobs.of(testRun, List.of(), LoadTests.SERIALIZATION).getFirst().getSpec().getTemplate().getSpec();
+        assertThat(k6.getVolumes()).extracting(v -> v.getName())
+                .containsExactly(RunnerJobs.SCRIPT_VOLUME, LoadTestPlanner.TOKENS_VOLUME, LoadTestPlanner.CLIENT_CERTIFICATE_VOLUME);
+        assertThat(k6.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath()).contains(dir);
+
+        // Another CA key of the same Secret; and an engine without mutual TLS ignores the certificate (plain HTTP).
+        flt.getSpec().runner.clientCertificate.serverCaKey = "engine-ca.pem";
+        assertThat(LoadTests.yaml(((Map<String, Object>) ((Map<String, Object>) LoadTestPlanner.plan(flt, fe).testRun()
+                .getAdditionalProperties().get("spec")).get("runner")).get("volumes"))).contains("- key: engine-ca.pem\n      path: ca.crt");
+        fe.getSpec().auth.data.mutualTls = false;
+        assertThat(LoadTestPlannerGoldenTest.env(LoadTestPlanner.plan(flt, fe))).containsEntry("BASE_URL",
+                "http://fraud-engine." + flt.getMetadata().getNamespace() + ".svc:8081").doesNotContainKeys("CLIENT_CERT", "SSL_CERT_FILE");
     }
 
     @Test

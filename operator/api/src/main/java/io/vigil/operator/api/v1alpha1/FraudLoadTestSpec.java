@@ -45,7 +45,7 @@ public class FraudLoadTestSpec {
     @JsonPropertyDescription("Pass/fail thresholds; unset values default to the target engine's SLO.")
     public Thresholds thresholds;
 
-    @JsonPropertyDescription("The k6 runner pods: image, resources, placement and caller tokens.")
+    @JsonPropertyDescription("The k6 runner pods: image, resources, placement and caller credentials (tokens, client certificate).")
     public Runner runner;
 
     @Min(0)
@@ -67,6 +67,23 @@ public class FraudLoadTestSpec {
         @JsonPropertyDescription("Bearer tokens the runners send (a Secret key holding one token a line; each k6 VU uses one). "
                 + "Required when the target FraudEngine has spec.auth.data.jwt: mounted read-only and passed as TOKENS_FILE.")
         public SecretKeyRef tokensSecretRef;
+
+        @JsonPropertyDescription("The client certificate the runners present (mutual TLS). Required when the target FraudEngine has "
+                + "spec.auth.data.mutualTls: the runners then call its data port over HTTPS.")
+        public ClientCertificate clientCertificate;
+    }
+
+    /** A kubernetes.io/tls Secret as cert-manager writes it: the runners' certificate, its key, and the CA they trust. */
+    public static class ClientCertificate {
+        @Required
+        @JsonPropertyDescription("Secret with the runners' certificate (tls.crt) and private key (tls.key, PEM), issued by a CA the "
+                + "engine trusts (its spec.auth.tls.clientCaSecretRef).")
+        public String secretName;
+
+        @Default("ca.crt")
+        @JsonPropertyDescription("Key of the same Secret holding the CA that signed the engine's serving certificate (cert-manager "
+                + "writes ca.crt): the runners trust that CA alone, and check the engine's name <engine>-engine.<namespace>.svc.")
+        public String serverCaKey = "ca.crt";
     }
 
     public static class Target {

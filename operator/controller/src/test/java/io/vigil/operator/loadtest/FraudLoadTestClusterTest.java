@@ -200,13 +200,7 @@ class FraudLoadTestClusterTest {
         guarded.getSpec().auth.tls.clientCaSecretRef = new io.vigil.operator.api.v1alpha1.SecretKeyRef("callers-ca", "ca.crt");
         client.resource(guarded).create();
 
-        FraudLoadTest flt = LoadTests.fixture("smoke");
-        flt.getMetadata().setNamespace(ns);
-        flt.getMetadata().setUid(null);
-        flt.getMetadata().setGeneration(null);
-        flt.getMetadata().setName("guarded-smoke");
-        flt.getSpec().target.fraudEngine = "guarded";
-        client.resource(flt).create();
+        createLoadTest("smoke", "guarded-smoke", "guarded");
         FraudLoadTestStatus s = reconcile("guarded-smoke");
         assertThat(s.testRun).isNull();
         assertThat(s.conditions).singleElement().satisfies(c -> {
@@ -236,13 +230,7 @@ class FraudLoadTestClusterTest {
 
     @Test
     void aMissingTargetIsAConditionNotARun() {
-        FraudLoadTest flt = LoadTests.fixture("soak");
-        flt.getMetadata().setNamespace(ns);
-        flt.getMetadata().setUid(null);
-        flt.getMetadata().setGeneration(null);
-        flt.getMetadata().setName("orphan");
-        flt.getSpec().target.fraudEngine = "no-such-engine";
-        client.resource(flt).create();
+        createLoadTest("soak", "orphan", "no-such-engine");
         FraudLoadTestStatus s = reconcile("orphan");
         assertThat(s.verdict).isNull();
         assertThat(s.testRun).isNull();
@@ -280,6 +268,17 @@ class FraudLoadTestClusterTest {
     }
 
     // ---- the reconciler, called as the operator SDK would, its status patch applied ----------------
+
+    /** A FraudLoadTest fixture created in the test's namespace under its own name, against {@code engine}. */
+    private void createLoadTest(String fixture, String name, String engine) {
+        FraudLoadTest flt = LoadTests.fixture(fixture);
+        flt.getMetadata().setNamespace(ns);
+        flt.getMetadata().setUid(null);
+        flt.getMetadata().setGeneration(null);
+        flt.getMetadata().setName(name);
+        flt.getSpec().target.fraudEngine = engine;
+        client.resource(flt).create();
+    }
 
     private FraudLoadTestStatus reconcile(String name) {
         UpdateControl<FraudLoadTest> control = reconcileControl(name);

@@ -5,7 +5,7 @@
 # fresh machine first builds kube-apiserver and friends from Go modules, which takes minutes).
 KUBE_LIB_BIN="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KUBE_LIB_ROOT="$(cd "$KUBE_LIB_BIN/../../.." && pwd)"
-. "$KUBE_LIB_BIN/process-lib.sh"
+. "$KUBE_LIB_BIN/operator-lib.sh"
 
 start_kube() {
   [ "${VIGIL_RUN_KUBE:-1}" = 0 ] && { echo "==> local Kubernetes skipped (VIGIL_RUN_KUBE=0)"; return 0; }
@@ -31,7 +31,7 @@ TXT
 
 stop_kube() {
   # The operator operator-run.sh --background started (its pid file; the one stop of process-lib.sh).
-  stop_background operator "$KUBE_LIB_ROOT/.local/operator/operator.pid" vigil-operator 10
+  stop_operator
   if [ -f "$KUBE_LIB_ROOT/.local/cluster/kubeconfig" ]; then
     "$KUBE_LIB_BIN/cluster-down.sh" || true
   fi

@@ -3,18 +3,16 @@
 #   operator-run.sh               foreground, logs to the terminal (Ctrl-C stops it)
 #   operator-run.sh --background  pid in .local/operator/operator.pid, log in .local/operator/operator.log
 # Installs the CRDs from crds/ and the chart's FraudRuleset admission policy first, and builds the operator when its sources are newer than the jar.
-# The jar is an uber-jar: Quarkus' fast-jar class loader deadlocked here (two reconciler threads
-# loading classes from the same jar under heavy load); the plain JDK class loader does not.
+# Launched as the tests launch it (operator-lib.sh: the jar, JVM options, readiness and timeouts of
+# environments/local/test-support/.../app/operator.properties): the Quarkus fast-jar, as in its image.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$ROOT"
 KUBECONFIG_FILE="$ROOT/.local/cluster/kubeconfig"
-STATE="$ROOT/.local/operator"
-JAR="$ROOT/operator/controller/target/vigil-operator-0.1.0-SNAPSHOT-runner.jar"
-OPERATOR_PIDFILE="$STATE/operator.pid"
-# The operator this script started in the background, if it still runs (stop: kube-lib.sh's stop_kube).
-operator_pid() { recorded_pid "$OPERATOR_PIDFILE" vigil-operator; }
+. "$ROOT/environments/local/bin/operator-lib.sh"
+STATE="$OPERATOR_STATE"
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
+export JAVA_HOME
 
 [ -f "$KUBECONFIG_FILE" ] || { echo "operator-run: no local cluster (.local/cluster/kubeconfig): run make cluster-up" >&2; exit 1; }
 KUBECTL=$("$ROOT/environments/local/bin/tools.sh" path kubectl)
@@ -29,10 +27,9 @@ sed 's/fraudruleset-versions\.vigil\.io/fraudruleset-versions-local.vigil.io/' \
   | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-operator-run -f - >/dev/null
 echo "operator-run: FraudRuleset version policy installed"
 
-if [ ! -f "$JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main -newer "$JAR" -type f -print -quit)" ]; then
+if [ ! -f "$OPERATOR_JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main -newer "$OPERATOR_JAR" -type f -print -quit)" ]; then
   echo "operator-run: building the operator"
-  JAVA_HOME="$JAVA_HOME" ./mvnw -B -q --no-transfer-progress -pl operator/api,operator/controller -am package \
-    -DskipTests -Dquarkus.package.jar.type=uber-jar
+  ./mvnw -B -q --no-transfer-progress -pl operator/api,operator/controller -am package -DskipTests
 fi
 
 mkdir -p "$STATE"
@@ -68,16 +65,14 @@ else
 fi
 # No k6-operator locally: the operator runs FraudLoadTests' TestRuns itself (ADR 0014).
 export VIGIL_LOADTEST_RUNNER="${VIGIL_LOADTEST_RUNNER:-jobs}"
-OPTS=(-Xmx256m -XX:+UseSerialGC -Dquarkus.http.port="${VIGIL_OPERATOR_HTTP_PORT:-9191}")
+operator_command
 if [ "${1:-}" = "--background" ]; then
-  . "$ROOT/environments/local/bin/process-lib.sh"
   if pid=$(operator_pid); then
     echo "operator-run: already running (pid $pid)"; exit 0
   fi
-  operator_live() { curl -fs -o /dev/null "http://127.0.0.1:${VIGIL_OPERATOR_HTTP_PORT:-9191}/q/health/live"; }
-  start_background operator "$OPERATOR_PIDFILE" "$STATE/operator.log" 120 operator_live -- \
-    "$JAVA_HOME/bin/java" "${OPTS[@]}" -jar "$JAR"
-  echo "operator-run: started (pid $(cat "$OPERATOR_PIDFILE"), log $STATE/operator.log)"
+  start_background operator "$OPERATOR_PIDFILE" "$OPERATOR_LOG" "$(app_setting operator start.timeout.seconds)" operator_ready -- \
+    "${OPERATOR_COMMAND[@]}"
+  echo "operator-run: started (pid $(cat "$OPERATOR_PIDFILE"), log $OPERATOR_LOG)"
 else
-  exec "$JAVA_HOME/bin/java" "${OPTS[@]}" -jar "$JAR"
+  exec "${OPERATOR_COMMAND[@]}"
 fi

@@ -15,7 +15,7 @@
 #   stop_background NAME PIDFILE PATTERN GRACE
 #                                     SIGTERM to the recorded process, SIGKILL after GRACE seconds,
 #                                     removes PIDFILE; nothing to do when it is not running
-#   app_setting APP KEY               a setting of the engine's or relay's launch (APP engine|relay), from
+#   app_setting APP KEY               a setting of a packaged app's launch (APP engine|relay|operator), from
 #                                     the file the tests' PackagedApp reads too (key=value, # comments)
 #   app_command APP [ARGS...]         sets APP_COMMAND: java, APP's shared JVM options, ARGS (the
 #                                     instance's), -jar and APP's jar; PackagedApp builds the same

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.vigil.testing.app.PackagedApp;
 import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
 import io.vigil.testing.kube.TestNamespace;
@@ -42,8 +43,7 @@ class ChartsOnClusterTest {
         this.ns = namespace.name();
     }
 
-    static final Path OPERATOR_JAR = Repo.ROOT.resolve("operator/controller/target/quarkus-app/quarkus-run.jar");
-    static Process operator;
+    static PackagedApp operator;
     static Path operatorLog;
     static String namespaceName;
 
@@ -53,24 +53,24 @@ class ChartsOnClusterTest {
         namespaceName = namespace.name();
         // The operator chart's pods are simulated by kwok (no container runtime here), so the packaged
         // operator runs as a local process against the same API server, watching this test's namespace.
-        assertThat(OPERATOR_JAR).as("operator packaged (operator/controller)").exists();
         operatorLog = Files.createTempFile("vigil-operator", ".log");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx384m", "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.port=0", "-Dquarkus.http.host=127.0.0.1", "-jar", OPERATOR_JAR.toString())
-                .redirectErrorStream(true).redirectOutput(operatorLog.toFile());
-        pb.environment().put("KUBECONFIG", LocalCluster.kubeconfig().toString());
-        pb.environment().put("QUARKUS_OPERATOR_SDK_NAMESPACES", namespace.name());
-        operator = pb.start();
+        operator = operatorWatching(namespace.name()).log(operatorLog).start();
+    }
+
+    /**
+     * The packaged operator launched as make run launches it (PackagedApp: the shared settings), on
+     * the tests' cluster, watching {@code namespace} only; started once ready.
+     */
+    static PackagedApp.Builder operatorWatching(String namespace) {
+        return PackagedApp.operator()
+                .env("KUBECONFIG", LocalCluster.kubeconfig())
+                .env("QUARKUS_OPERATOR_SDK_NAMESPACES", namespace);
     }
 
     @AfterAll
-    static void stopOperator() throws InterruptedException {
+    static void stopOperator() {
         if (operator != null) {
-            operator.destroy();
-            if (!operator.waitFor(20, TimeUnit.SECONDS)) {
-                operator.destroyForcibly();
-            }
+            operator.close();
         }
         // After a failure midway, remove what the namespace's deletion would not: the operator
         // release's cluster-scoped RBAC (no-op when the last test already uninstalled it).
@@ -86,7 +86,7 @@ class ChartsOnClusterTest {
             if (condition.getAsBoolean()) {
                 return;
             }
-            assertThat(operator.isAlive()).as("operator process exited; log:\n" + Files.readString(operatorLog)).isTrue();
+            assertThat(operator.isRunning()).as("operator process exited; log:\n" + Files.readString(operatorLog)).isTrue();
             Thread.sleep(500);
         }
         throw new AssertionError("timed out waiting for " + what + "; operator log tail:\n" + tail(operatorLog));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vigil.testing.app.PackagedApp;
 import io.vigil.testing.kafka.KafkaBroker;
 import io.vigil.testing.kube.LocalCluster;
 import io.vigil.testing.kube.LocalKubernetes;
@@ -63,7 +64,7 @@ class RealNodeEngineTest {
     private final String ns;
     private RedisServer redis;
     private KafkaBroker kafka;
-    private Process operator;
+    private PackagedApp operator;
     private Path operatorLog;
     private String runnerImage;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -83,17 +84,12 @@ class RealNodeEngineTest {
         kafka.createTopic(TOPIC, 1);
 
         Kube.applyVigilCrds();
-        assertThat(ChartsOnClusterTest.OPERATOR_JAR).as("operator packaged (operator/controller)").exists();
         operatorLog = Files.createTempFile("vigil-operator-real-node", ".log");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.port=0", "-Dquarkus.http.host=127.0.0.1", "-jar", ChartsOnClusterTest.OPERATOR_JAR.toString())
-                .redirectErrorStream(true).redirectOutput(operatorLog.toFile());
-        pb.environment().put("KUBECONFIG", LocalCluster.kubeconfig().toString());
-        pb.environment().put("QUARKUS_OPERATOR_SDK_NAMESPACES", ns);
-        // No k6-operator here: the operator runs the FraudLoadTests' TestRuns itself (ADR 0014).
-        pb.environment().put("VIGIL_LOADTEST_RUNNER", "jobs");
-        operator = pb.start();
+        operator = ChartsOnClusterTest.operatorWatching(ns)
+                // No k6-operator here: the operator runs the FraudLoadTests' TestRuns itself (ADR 0014).
+                .env("VIGIL_LOADTEST_RUNNER", "jobs")
+                .log(operatorLog)
+                .start();
         Kube.kubectl(Repo.ROOT.resolve("environments/local/samples/rulesets").toString(), "-n", ns, "apply").assertOk();
     }
 
@@ -104,10 +100,7 @@ class RealNodeEngineTest {
             Kube.kubectl(null, "-n", ns, "delete", "fraudloadtests,fraudengines", "--all", "--wait=false");
         } finally {
             if (operator != null) {
-                operator.destroy();
-                if (!operator.waitFor(20, TimeUnit.SECONDS)) {
-                    operator.destroyForcibly();
-                }
+                operator.close();
             }
             if (kafka != null) {
                 kafka.close();
@@ -414,7 +407,7 @@ class RealNodeEngineTest {
             if (condition.getAsBoolean()) {
                 return;
             }
-            if (!operator.isAlive()) {
+            if (!operator.isRunning()) {
                 throw new AssertionError("operator process exited while waiting for " + what + diagnostics());
             }
             String gaveUp = operatorGaveUp();

@@ -18,10 +18,10 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The packaged engine or relay (target/quarkus-app) as its own local process, launched the way make run
- * launches it: the jar, JVM options, readiness path and timeouts come from the file engine-lib.sh and
- * relay-lib.sh read too ({@code io/vigil/testing/app/<app>.properties}); a test adds only its
- * instance's system properties and, when it must, JVM options of its own.
+ * The packaged engine, relay or operator (target/quarkus-app) as its own local process, launched the
+ * way make run launches it: the jar, JVM options, readiness path and timeouts come from the file
+ * engine-lib.sh, relay-lib.sh and operator-lib.sh read too ({@code io/vigil/testing/app/<app>.properties});
+ * a test adds only its instance's system properties, environment and, when it must, JVM options of its own.
  *
  * <pre>{@code
  * try (PackagedApp relay = PackagedApp.relay()
@@ -38,7 +38,7 @@ import java.util.Properties;
  * dies without shutdown hooks.
  */
 public final class PackagedApp implements AutoCloseable {
-    /** Where the shared launch settings live, {@code %s} being {@code engine} or {@code relay}. */
+    /** Where the shared launch settings live, {@code %s} being {@code engine}, {@code relay} or {@code operator}. */
     public static final String SETTINGS_RESOURCE = "io/vigil/testing/app/%s.properties";
     private static final String HOST = "127.0.0.1";
 
@@ -55,21 +55,29 @@ public final class PackagedApp implements AutoCloseable {
         this.log = options.log != null ? options.log : dir.resolve(options.app + ".log");
         this.httpPort = httpPort;
         this.managementPort = managementPort;
-        this.process = new ServerProcess("the " + options.app + " (management port " + managementPort + ")", dir,
+        this.process = new ServerProcess("the " + options.app + " (port " + healthPort() + ")", dir,
                 () -> LocalProcesses.tail(40, log));
     }
 
     /** The engine: a free data port and a free management port. */
     public static Builder engine() {
-        return new Builder("engine", true);
+        return new Builder("engine", true, true);
     }
 
     /** The relay: a free management port. */
     public static Builder relay() {
-        return new Builder("relay", false);
+        return new Builder("relay", false, true);
     }
 
-    /** The shared launch settings of {@code app} ({@code engine}, {@code relay}). */
+    /**
+     * The operator: a free HTTP port, which serves its health and metrics too. The cluster it works on
+     * and what it watches come from the environment ({@link Builder#env}), as in make run.
+     */
+    public static Builder operator() {
+        return new Builder("operator", true, false);
+    }
+
+    /** The shared launch settings of {@code app} ({@code engine}, {@code relay}, {@code operator}). */
     public static Properties settings(String app) {
         String resource = String.format(SETTINGS_RESOURCE, app);
         Properties settings = new Properties();
@@ -110,22 +118,31 @@ public final class PackagedApp implements AutoCloseable {
     /** What a test may add to the shared launch; {@link #start()} picks free ports and retries if one was taken meanwhile. */
     public static final class Builder {
         private final String app;
-        private final boolean dataPort;
+        private final boolean httpPort;
+        private final boolean managementPort;
         private final Properties settings;
         private final Map<String, String> properties = new LinkedHashMap<>();
+        private final Map<String, String> environment = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>();
         private Path jar;
         private Path log;
 
-        private Builder(String app, boolean dataPort) {
+        private Builder(String app, boolean httpPort, boolean managementPort) {
             this.app = app;
-            this.dataPort = dataPort;
+            this.httpPort = httpPort;
+            this.managementPort = managementPort;
             this.settings = settings(app);
         }
 
         /** A system property of this instance ({@code -Dkey=value}); it overrides the application's own. */
         public Builder property(String key, Object value) {
             properties.put(key, String.valueOf(value));
+            return this;
+        }
+
+        /** An environment variable of this instance (e.g. the operator's KUBECONFIG). */
+        public Builder env(String name, Object value) {
+            environment.put(name, String.valueOf(value));
             return this;
         }
 
@@ -158,14 +175,18 @@ public final class PackagedApp implements AutoCloseable {
                 throw new IllegalStateException(packaged + " is missing: package the " + app + " first (mvn package)");
             }
             return ServerProcess.startOnFreePorts(app, 5,
-                    dir -> new PackagedApp(this, dir, dataPort ? LocalProcesses.freePort(HOST) : 0, LocalProcesses.freePort(HOST)),
+                    dir -> new PackagedApp(this, dir, freePortIf(httpPort), freePortIf(managementPort)),
                     p -> p.launch(packaged), PackagedApp::close);
         }
     }
 
+    private static int freePortIf(boolean wanted) {
+        return wanted ? LocalProcesses.freePort(HOST) : 0;
+    }
+
     /**
-     * The command line, in the order engine-lib.sh and relay-lib.sh write theirs: java, the shared JVM
-     * options, the ports, the instance's properties, this test's JVM options, the jar.
+     * The command line, in the order engine-lib.sh, relay-lib.sh and operator-lib.sh write theirs: java,
+     * the shared JVM options, the ports, the instance's properties, this test's JVM options, the jar.
      */
     static List<String> command(Builder options, int httpPort, int managementPort, Path jar) {
         List<String> cmd = new ArrayList<>();
@@ -174,7 +195,9 @@ public final class PackagedApp implements AutoCloseable {
         if (httpPort > 0) {
             cmd.add("-Dquarkus.http.port=" + httpPort);
         }
-        cmd.add("-Dquarkus.management.port=" + managementPort);
+        if (managementPort > 0) {
+            cmd.add("-Dquarkus.management.port=" + managementPort);
+        }
         options.properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(options.jvmOptions);
         cmd.addAll(List.of("-jar", jar.toString()));
@@ -187,10 +210,12 @@ public final class PackagedApp implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the directory of " + log, e);
         }
-        process.launch(new ProcessBuilder(command(options, httpPort, managementPort, jar))
+        ProcessBuilder command = new ProcessBuilder(command(options, httpPort, managementPort, jar))
                 .directory(dir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())));
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        command.environment().putAll(options.environment);
+        process.launch(command);
         Duration timeout = Duration.ofSeconds(Long.parseLong(required(options.settings, "start.timeout.seconds")));
         String ready = required(options.settings, "ready.path");
         process.awaitReady("answer " + ready, timeout, 200, () -> answers(ready));
@@ -198,7 +223,7 @@ public final class PackagedApp implements AutoCloseable {
 
     private boolean answers(String path) {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + path).toURL().openConnection();
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + HOST + ":" + healthPort() + path).toURL().openConnection();
             c.setConnectTimeout(1000);
             c.setReadTimeout(2000);
             try {
@@ -211,21 +236,30 @@ public final class PackagedApp implements AutoCloseable {
         }
     }
 
-    /** The data port ({@code quarkus.http.port}); the engine only. */
+    /** The HTTP port ({@code quarkus.http.port}): the engine's data, the operator's health and metrics. */
     public int httpPort() {
         if (httpPort == 0) {
-            throw new IllegalStateException("the " + options.app + " has no data port here");
+            throw new IllegalStateException("the " + options.app + " has no HTTP port here");
         }
         return httpPort;
     }
 
+    /** The management port ({@code quarkus.management.port}); the engine and the relay. */
     public int managementPort() {
+        if (managementPort == 0) {
+            throw new IllegalStateException("the " + options.app + " has no management port");
+        }
         return managementPort;
     }
 
     /** {@code http://127.0.0.1:<management port>}: health and metrics. */
     public String managementUrl() {
-        return "http://" + HOST + ":" + managementPort;
+        return "http://" + HOST + ":" + managementPort();
+    }
+
+    /** Where health answers: the management port when the app has one, else the HTTP port. */
+    private int healthPort() {
+        return managementPort > 0 ? managementPort : httpPort;
     }
 
     public Path log() {

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * make run (engine-lib.sh, relay-lib.sh) and the tests (PackagedApp) launch the engine and the relay
- * with the same command line for the same instance: each script's command is built in bash and
- * compared, word for word, with PackagedApp's.
+ * make run (engine-lib.sh, relay-lib.sh, operator-lib.sh) and the tests (PackagedApp) launch the
+ * engine, the relay and the operator with the same command line for the same instance: each script's
+ * command is built in bash and compared, word for word, with PackagedApp's.
  */
 class PackagedAppTest {
     private static final Path ROOT = PackagedApp.repositoryRoot();
@@ -51,8 +51,20 @@ class PackagedAppTest {
     }
 
     @Test
+    void makeRunAndTheTestsLaunchTheOperatorAlike() throws Exception {
+        List<String> script = scriptCommand("operator-lib.sh", "operator_command", "OPERATOR_COMMAND",
+                Map.of("VIGIL_OPERATOR_HTTP_PORT", "19191"));
+        PackagedApp.Builder operator = PackagedApp.operator();
+
+        assertThat(PackagedApp.command(operator, 19191, 0, operator.packagedJar())).isEqualTo(script);
+        assertThat(script.get(1)).isEqualTo(PackagedApp.sharedJvmOptions("operator").get(0));
+        // The fast-jar, as in the operator's image (ADR 0017), not a jar of make run's own.
+        assertThat(script.getLast()).endsWith("operator/controller/target/quarkus-app/quarkus-run.jar");
+    }
+
+    @Test
     void theSharedSettingsAreComplete() {
-        for (String app : List.of("engine", "relay")) {
+        for (String app : List.of("engine", "relay", "operator")) {
             var settings = PackagedApp.settings(app);
             assertThat(settings.stringPropertyNames()).as(app)
                     .containsExactlyInAnyOrder("jar", "jvm.options", "ready.path", "start.timeout.seconds", "stop.grace.seconds");

@@ -92,8 +92,10 @@ for i in $(seq 1 "$total"); do
   if [ "$i" = $((BEFORE + DOWN + 1)) ]; then
     wait || true
     case "$PART" in
-      redis) log "starting redis-server again"; start_redis >/dev/null
-        for _ in $(seq 1 100); do redis-cli -p 16379 ping >/dev/null 2>&1 && break; sleep 0.05; done ;;
+      redis) log "starting redis-server again"; t_start=$(date +%s%N); start_redis >/dev/null
+        for _ in $(seq 1 100); do redis-cli -p 16379 ping >/dev/null 2>&1 && break; sleep 0.05; done
+        # the AOF reload: Redis answers LOADING, not PONG, until its data is back
+        log "redis-server answered PING $(( ($(date +%s%N) - t_start) / 1000000 )) ms after its start (data directory $(du -sh "$REDIS_DIR" 2>/dev/null | cut -f1))" ;;
       kafka) log "starting kafka again"; start_kafka >/dev/null 2>&1 & ;;
       relay) log "starting the relay again"; start_relay >/dev/null 2>&1 & ;;
     esac

@@ -66,15 +66,15 @@ PROPS
     } > "$KAFKA_DIR/server.properties"
     if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
       local uuid
-      uuid=$("$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-      "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$KAFKA_DIR/server.properties" >> "$KAFKA_LOG" 2>&1
+      uuid=$("${ASYNC_PATH[@]}" "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
+      "${ASYNC_PATH[@]}" "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$KAFKA_DIR/server.properties" >> "$KAFKA_LOG" 2>&1
     fi
     echo "==> starting kafka (KRaft) on $KAFKA_BOOTSTRAP (data $KAFKA_DIR, log $KAFKA_LOG)"
     start_background kafka "$KAFKA_PIDFILE" "$KAFKA_LOG" 90 kafka_port_open -- \
-      "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" || return 1
+      "${ASYNC_PATH[@]}" "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" || return 1
   fi
   # creating the topic also waits until the broker serves (the Admin client retries)
-  "$java" -cp "$cp" "$KAFKA_TOOL" create-topic "$KAFKA_BOOTSTRAP" "$DECISIONS_TOPIC" "$DECISIONS_PARTITIONS" 2>>"$KAFKA_LOG"
+  "${ASYNC_PATH[@]}" "$java" -cp "$cp" "$KAFKA_TOOL" create-topic "$KAFKA_BOOTSTRAP" "$DECISIONS_TOPIC" "$DECISIONS_PARTITIONS" 2>>"$KAFKA_LOG"
 }
 
 stop_kafka() {

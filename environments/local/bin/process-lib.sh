@@ -17,8 +17,16 @@
 #                                     removes PIDFILE; nothing to do when it is not running
 #   app_setting APP KEY               a setting of a packaged app's launch (APP engine|relay|operator), from
 #                                     the file the tests' PackagedApp reads too (key=value, # comments)
+#   "${ASYNC_PATH[@]}" COMMAND        runs COMMAND at the async path's lower CPU priority (relay, Kafka, Prometheus)
 #   app_command APP [ARGS...]         sets APP_COMMAND: java, APP's shared JVM options, ARGS (the
 #                                     instance's), -jar and APP's jar; PackagedApp builds the same
+
+# The decision path (the engine, Redis) must answer within milliseconds; the parts behind it (relay, Kafka,
+# Prometheus) move work whose delay the Redis stream absorbs. On a small machine they start at a lower CPU
+# priority, as CPU requests weigh a node's pods, so a JVM starting beside the engine does not push its
+# answers past the deadline (docs/adr/0019-decision-path-first.md). VIGIL_ASYNC_NICE=0 turns it off.
+ASYNC_PATH=()
+[ "${VIGIL_ASYNC_NICE:-10}" -gt 0 ] 2>/dev/null && ASYNC_PATH=(nice -n "${VIGIL_ASYNC_NICE:-10}")
 
 APP_SETTINGS_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
 APP_SETTINGS_DIR="$APP_SETTINGS_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/app"

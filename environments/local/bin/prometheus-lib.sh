@@ -54,7 +54,7 @@ scrape_configs:
         labels: {namespace: local}
 YAML
   start_background prometheus "$PROM_PIDFILE" "$PROM_LOG" 30 prometheus_ready -- \
-    "$bin" --config.file="$PROM_DIR/prometheus.yml" --storage.tsdb.path="$PROM_DIR/data" \
+    "${ASYNC_PATH[@]}" "$bin" --config.file="$PROM_DIR/prometheus.yml" --storage.tsdb.path="$PROM_DIR/data" \
     --storage.tsdb.retention.time=15d --web.listen-address="127.0.0.1:$PROM_PORT" --web.enable-lifecycle || return 1
   echo "prometheus: http://127.0.0.1:$PROM_PORT (rules: $PROM_DIR/vigil-slo.rules.yaml, log: $PROM_LOG)"
 }

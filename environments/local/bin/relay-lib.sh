@@ -60,7 +60,7 @@ start_relay() {
   relay_command || return 1
   echo "==> starting the relay: Redis stream vigil:decisions -> Kafka ${KAFKA_BOOTSTRAP:-127.0.0.1:19092} topic ${DECISIONS_TOPIC:-fraud.card.decisions.v1}; management $RELAY_MANAGEMENT_URL"
   start_background "the relay" "$RELAY_PIDFILE" "$RELAY_LOG" "$(app_setting relay start.timeout.seconds)" relay_ready -- \
-    "${RELAY_COMMAND[@]}" && return 0
+    "${ASYNC_PATH[@]}" "${RELAY_COMMAND[@]}" && return 0
   # still running but not ready: its health says which dependency (Redis, Kafka) it waits for
   relay_pid >/dev/null && echo "    readiness: $(curl -s --max-time 2 "$RELAY_MANAGEMENT_URL/q/health/ready")" >&2
   return 1

@@ -42,6 +42,20 @@ class DesiredStateTest {
     }
 
     @Test
+    void managedRedisRewritesItsAofAtAQuarterOfItsVolumeWithinBounds() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        fe.getSpec().velocity.redis.managed = fe.getSpec().velocity.redis.managedOrDefault();
+        java.util.function.Function<String, String> conf = storage -> {
+            fe.getSpec().velocity.redis.managed.storage = storage;
+            return io.vigil.operator.engine.desired.VelocityStore.config(fe).getData()
+                    .get(io.vigil.operator.engine.desired.VelocityStore.CONFIG_KEY);
+        };
+        assertThat(conf.apply("1Gi")).contains("\nauto-aof-rewrite-min-size " + (256L << 20) + "\n");
+        assertThat(conf.apply("100Mi")).contains("\nauto-aof-rewrite-min-size " + (64L << 20) + "\n");
+        assertThat(conf.apply("20Gi")).contains("\nauto-aof-rewrite-min-size " + (512L << 20) + "\n");
+    }
+
+    @Test
     void externalRedisAndKafkaCreateNothingManaged() {
         List<String> kinds = DesiredState.all(plan(Fixtures.engine("external"))).stream().map(HasMetadata::getKind).toList();
         assertThat(kinds).doesNotContain("Redis", "RedisReplication", "RedisSentinel", "Kafka", "KafkaNodePool", "KafkaTopic",

@@ -49,6 +49,8 @@ public final class VelocityStore {
                 "# Streams must not be evicted and must survive a restart; velocity keys expire by TTL.",
                 "appendonly yes",
                 "appendfsync everysec",
+                "# AOF rewrites (each a fork that stops Redis) rare, within the volume (docs/adr/0019-decision-path-first.md)",
+                "auto-aof-rewrite-min-size " + aofRewriteMinSizeBytes(m),
                 "maxmemory " + maxMemoryBytes(m),
                 "maxmemory-policy noeviction",
                 "");
@@ -68,6 +70,16 @@ public final class VelocityStore {
             return r.getRequests().get("memory");
         }
         return DEFAULT_MEMORY;
+    }
+
+    /**
+     * The AOF growth that triggers a rewrite: a quarter of the volume (the volume holds the base and the
+     * growth, and a rewrite writes a new base beside the old one), between Redis' default 64 MB and the
+     * local platform's 512 MB. 1Gi, the default volume, gives 256 MB.
+     */
+    static long aofRewriteMinSizeBytes(VelocitySpec.ManagedRedis m) {
+        long quarter = Quantity.getAmountInBytes(new Quantity(m.storage)).longValue() / 4;
+        return Math.max(64L << 20, Math.min(512L << 20, quarter));
     }
 
     static long maxMemoryBytes(VelocitySpec.ManagedRedis m) {

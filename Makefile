@@ -52,6 +52,10 @@ stop: ## Stop exactly what `make run` started
 logs: ## Show the logs of what `make run` started
 	@$(LOCAL)/logs.sh
 
+.PHONY: auth-probe
+auth-probe: ## Caller authentication tried as an attacker: a FraudEngine with JWT + mTLS (data) and roles + TLS (management) on make run's real node, every refusal case against both ports, a table case -> expected -> got
+	@$(LOCAL)/auth-probe.sh
+
 bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), the rate ladder (BENCH_PROFILE=quick|full), the Redis outage (docs/performance.md)
 	@$(LOCAL)/bench.sh
 	@$(LOCAL)/loadtest.sh

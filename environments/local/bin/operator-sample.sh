@@ -12,30 +12,15 @@ NS=${VIGIL_SAMPLE_NAMESPACE:-vigil-local}
 KUBECTL=$("$BIN/tools.sh" path kubectl)
 k() { "$KUBECTL" --kubeconfig "$ROOT/.local/cluster/kubeconfig" "$@"; }
 . "$BIN/process-lib.sh"
+. "$BIN/sample-lib.sh"
 
 k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
 k -n "$NS" apply -f "$ROOT/environments/local/samples/rulesets/"
 sample="$ROOT/environments/local/samples/fraudengine.yaml"
 real_node=0
-if [ "$(k get node vigil-real-node -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; then
+if real_node_ready; then
   real_node=1
-  host=$(pod_reachable_host)
-  for image in engine relay loadtest-runner; do
-    VIGIL_CLUSTER_DIR="$ROOT/.local/cluster" "$BIN/node-import.sh" "$("$BIN/images.sh" archive "$image")"
-  done
-  engine_image=$("$BIN/images.sh" ref engine)
-  relay_image=$("$BIN/images.sh" ref relay)
-  # The sample as it runs on the real node: placement, its own images, the stores by the host address
-  # (pods cannot reach the host's 127.0.0.1), one replica (2 cores).
-  patch=$(cat <<JSON
-{"spec": {
-  "engine": {"replicas": 1, "image": "$engine_image"},
-  "velocity": {"redis": {"external": {"address": "$host:${VIGIL_REDIS_PORT:-16379}"}}},
-  "durability": {"relay": {"image": "$relay_image"}, "kafka": {"external": {"bootstrapServers": "$host:${VIGIL_KAFKA_POD_PORT:-19094}"}}},
-  "scheduling": {"nodeSelector": {"vigil.io/node": "real"},
-                 "tolerations": [{"key": "vigil.io/real-node", "operator": "Exists", "effect": "NoSchedule"}]}}}
-JSON
-)
+  patch=$(real_node_sample_patch)
   k patch --local -f "$sample" --type merge -p "$patch" -o yaml | k -n "$NS" apply -f -
 else
   k -n "$NS" apply -f "$sample"

@@ -63,7 +63,7 @@ bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), the rate l
 	@$(LOCAL)/bench-outage.sh
 
 .PHONY: loadtest loadtest-check bench-ladder bench-outage
-bench-outage: ## Redis SIGKILLed for 10 s under 500 AUTH/s: NORMAL share, p99 and slowest answer per second, time back to NORMAL (BENCH_OUTAGE_PART=kafka|relay: restart those instead)
+bench-outage: ## Redis SIGKILLed for 10 s under 500 AUTH/s: NORMAL share, p99 and slowest answer per second, time back to NORMAL (BENCH_OUTAGE_PART=kafka|relay: restart those instead; =start: the engine's first minute after ready at 1,000/s)
 	@$(LOCAL)/bench-outage.sh
 
 bench-ladder: ## Rate ladder 1k-10k AUTH/s, open loop (vigil-load): latency, NORMAL share, CPU µs per decision per process, Redis usec_per_call; HTML report (BENCH_PROFILE=quick|full)

@@ -8,6 +8,8 @@
 #   BENCH_OUTAGE_PART=redis   (default) redis-server SIGKILLed, started again (AOF reload)
 #   BENCH_OUTAGE_PART=kafka   the Kafka broker stopped and started again (the relay waits; answers must not care)
 #   BENCH_OUTAGE_PART=relay   the relay stopped and started again (a JVM starting beside the engine)
+#   BENCH_OUTAGE_PART=start   no fault: the engine's first minute from the moment it reports ready, at
+#                             1,000/s and without a warm-up by the bench (issue 22: ready means warm)
 # For every part the summary gives the NORMAL share over the whole run (issue 22: >= 99.99 % through a
 # Kafka or relay restart at 500/s) and the slowest answer while the part was down, Redis' dataset when
 # the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run: bench-lib.sh.
@@ -16,12 +18,17 @@ cd "$(dirname "$0")/../../.."
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
 export JAVA_HOME
 BIN=environments/local/bin
-RATE=${BENCH_OUTAGE_RATE:-500}
-BEFORE=${BENCH_OUTAGE_BEFORE:-10}
-DOWN=${BENCH_OUTAGE_DOWN:-10}
-AFTER=${BENCH_OUTAGE_AFTER:-15}
 PART=${BENCH_OUTAGE_PART:-redis}
-case "$PART" in redis|kafka|relay) ;; *) echo "BENCH_OUTAGE_PART must be redis, kafka or relay, was '$PART'" >&2; exit 2 ;; esac
+case "$PART" in redis|kafka|relay|start) ;; *) echo "BENCH_OUTAGE_PART must be redis, kafka, relay or start, was '$PART'" >&2; exit 2 ;; esac
+if [ "$PART" = start ]; then
+  # every slice is "after": the fault is the engine's own start
+  RATE=${BENCH_OUTAGE_RATE:-1000}; BEFORE=0; DOWN=0; AFTER=${BENCH_OUTAGE_AFTER:-60}
+else
+  RATE=${BENCH_OUTAGE_RATE:-500}
+  BEFORE=${BENCH_OUTAGE_BEFORE:-10}
+  DOWN=${BENCH_OUTAGE_DOWN:-10}
+  AFTER=${BENCH_OUTAGE_AFTER:-15}
+fi
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=loadtests/results/$STAMP-outage${PART/redis/}
 mkdir -p "$OUT"
@@ -55,13 +62,18 @@ start_kafka | sed 's/^/    /'
 [ -f engine/relay/target/quarkus-app/quarkus-run.jar ] || ./mvnw -B -q -pl engine/relay -am -DskipTests package
 export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}
 export VIGIL_OUTBOX_ENABLED=true
-start_engine | sed 's/^/    /'
-for _ in $(seq 1 120); do curl -fsS -o /dev/null http://127.0.0.1:9081/q/health/ready 2>/dev/null && break; sleep 0.5; done
-start_relay | sed 's/^/    /'
 POOL="$OUT/.pool.txt"
 node loadtests/wrk/pool.js 20000 "$POOL" auth >/dev/null
-log "warm-up: $RATE/s for 15 s"
-"$GEN" -pool "$POOL" -rate "$RATE" -duration 15s -conns 16 -tag "$STAMP-warm" >/dev/null
+# For "start" the relay runs before the engine starts, as it does when a pod of a running platform is
+# replaced, and the first slice begins as soon as the engine reports ready.
+[ "$PART" = start ] && start_relay | sed 's/^/    /'
+start_engine | sed 's/^/    /'
+for _ in $(seq 1 120); do curl -fsS -o /dev/null http://127.0.0.1:9081/q/health/ready 2>/dev/null && break; sleep 0.5; done
+[ "$PART" = start ] && log "engine ready: the first slice starts now" || start_relay | sed 's/^/    /'
+if [ "$PART" != start ]; then
+  log "warm-up: $RATE/s for 15 s"
+  "$GEN" -pool "$POOL" -rate "$RATE" -duration 15s -conns 16 -tag "$STAMP-warm" >/dev/null
+fi
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for pair in engine:8081 redis:16379 kafka:19092 relay:9091; do
   p=$(listener_pid "${pair#*:}"); [ -n "$p" ] && echo "${pair%%:*} $p"
@@ -124,7 +136,7 @@ def normal(d):
     n = sum(d["modes"].values()) or 1
     return 100.0 * d["modes"].get("NORMAL", 0) / n
 what = {"redis": "Redis SIGKILLed and restarted", "kafka": "Kafka stopped and restarted",
-        "relay": "the relay stopped and restarted"}[part]
+        "relay": "the relay stopped and restarted", "start": "The engine's first minute after it reported ready"}[part]
 lines = [f"# {what} under {rate} AUTH/s (1-second slices)", "",
          f"Load average before {load_before}, after {load_after}. Redis before the fault: {dataset}. "
          f"Beside the pipeline: {beside}.", "",
@@ -144,6 +156,17 @@ answered = sum(sum(d["modes"].values()) for d in rows)
 late = sum(d.get("missed", {}).get("engine_late", 0) for d in rows)
 slow = sum(d.get("missed", {}).get("store_slow", 0) for d in rows)
 normal_all = 100.0 * sum(d["modes"].get("NORMAL", 0) for d in rows) / (answered or 1)
+if part == "start":
+    under = [d["slice"] for d in rows if normal(d) < 99.9]
+    lines += ["", f"- NORMAL over the first {len(rows)} s after ready: {normal_all:.3f} % of {answered} answers "
+                  f"(target >= 99.9 % from the first second)",
+              f"- slices below 99.9 % NORMAL: {', '.join(map(str, under)) or 'none'}",
+              f"- worst slice: {min((normal(d) for d in rows), default=0):.1f} % NORMAL; slowest answer "
+              f"{max((d['latency_ms'].get('max', 0) for d in rows), default=0):.2f} ms",
+              f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow"]
+    open(out + "/summary.md", "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    sys.exit(0)
 lines += ["", f"- NORMAL over the whole run: {normal_all:.3f} % of {answered} answers",
           f"- back to >= 99 % NORMAL: slice {back + 1 if back is not None else 'never'} after {part} was started again "
           f"(within {back + 1 if back is not None else '?'} s)",

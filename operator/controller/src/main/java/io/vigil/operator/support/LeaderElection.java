@@ -2,6 +2,7 @@ package io.vigil.operator.support;
 
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.quarkus.arc.Unremovable;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
@@ -57,7 +58,11 @@ public class LeaderElection {
                 .withLeaseDuration(leaseDuration)
                 .withRenewDeadline(renewDeadline)
                 .withRetryPeriod(retryPeriod)
-                .withExitOnStopLeading(exitOnStopLeading);
+                // the SDK's own exit would run on the thread that stops leading: see exitOnItsOwnThread
+                .withExitOnStopLeading(false);
+        if (exitOnStopLeading) {
+            builder.withLeaderCallbacks(new LeaderCallbacks(() -> { }, LeaderElection::exitOnItsOwnThread, leader -> { }));
+        }
         if (leaseNamespace != null && !leaseNamespace.isBlank()) {
             builder.withLeaseNamespace(leaseNamespace);
         }
@@ -65,5 +70,35 @@ public class LeaderElection {
             builder.withIdentity(identity);
         }
         return builder.build();
+    }
+
+    /**
+     * Ends the process once this replica stops leading, from a thread of its own. The SDK (5.1.5) calls
+     * System.exit on the thread that stops leading; on SIGTERM that is the JVM's shutdown hook
+     * (Operator.stop cancels the election), where System.exit waits for the very shutdown it runs in:
+     * the leader never exited, kept its Lease, and every rollout waited for the SIGKILL and then for the
+     * Lease to expire (java-operator-sdk#1614, fixed upstream after 5.1.5). From another thread the
+     * exit of a replica that lost its Lease is the same, and during a shutdown already under way it
+     * simply waits for that shutdown to finish.
+     */
+    static void exitOnItsOwnThread() {
+        if (shuttingDown()) {
+            LOG.info("stopped leading: the operator is shutting down");
+            return;
+        }
+        LOG.warn("stopped leading (the Lease was lost): exiting, so that this replica restarts as a stand-by");
+        Thread.ofPlatform().name("vigil-leader-exit").daemon(true).start(() -> System.exit(1));
+    }
+
+    /** The JVM refuses new shutdown hooks once its shutdown has begun. */
+    private static boolean shuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException e) {
+            return true;
+        }
     }
 }

@@ -54,6 +54,25 @@ class CallerMtlsTest {
         return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
     }
 
+    /**
+     * Over HTTP/2 the server's header-list limit (Vert.x: 8 KiB by default) answered 431 before the
+     * engine saw a large bearer token, so such refusals were not counted (make auth-probe, issue 19).
+     * The limit is raised above the engine's own token limit (vigil.auth.data.max-token-bytes).
+     */
+    @Test
+    void http2CarriesHeadersBeyondTheTokenLimitToTheEngine() throws Exception {
+        HttpClient client = HttpClient.newBuilder().sslContext(client("CN=anything,O=Payments", MtlsCallers.SPIFFE))
+                .version(HttpClient.Version.HTTP_2).connectTimeout(Duration.ofSeconds(5)).build();
+        try (client) {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://localhost:" + callers().port + "/v1/evaluate/auth"))
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .header("X-Padding", "x".repeat(12 * 1024))
+                    .POST(HttpRequest.BodyPublishers.ofString(TXN)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+    }
+
     @Test
     void anAllowedSpiffeIdDecides() throws Exception {
         HttpResponse<String> r = post(client("CN=anything,O=Payments", MtlsCallers.SPIFFE), "/v1/evaluate/auth");

@@ -68,6 +68,14 @@ public interface VigilConfig {
         /** Warm-up decisions in flight at once. */
         @WithDefault("16")
         int concurrency();
+
+        /**
+         * Then this many more through the data port itself (HTTP on loopback, the real route), so the
+         * HTTP server's code and its contexts are compiled too; 0: none. Only when the data port asks
+         * callers for no credentials and serves plain HTTP.
+         */
+        @WithDefault("4000")
+        int httpDecisions();
     }
 
     interface Rulesets {

@@ -15,6 +15,7 @@ import io.vigil.engine.ruleset.KeyRulesets;
 import io.vigil.engine.ruleset.LoadedRuleset;
 import io.vigil.engine.ruleset.RulesetRegistry;
 import io.vigil.engine.ruleset.RulesetSnapshot;
+import io.vigil.engine.warmup.WarmUpToken;
 import io.vigil.rules.eval.EvaluationType;
 import io.vigil.rules.eval.Outcome;
 import io.vigil.rules.txn.InvalidTransactionException;
@@ -54,6 +55,9 @@ public class DataRoutes {
     ClientErrors clientErrors;
     @Inject
     StorageHealth storage;
+
+    @Inject
+    WarmUpToken warmUpToken;
 
     private final TransactionReader reader = new TransactionReader();
 
@@ -119,6 +123,12 @@ public class DataRoutes {
         }
         boolean explain = explain(ctx.request());
         HttpServerResponse response = ctx.response();
+        String warmUp = ctx.request().getHeader(WarmUpToken.HEADER);
+        if (warmUp != null && warmUpToken.matches(warmUp)) {
+            // the engine's own warm-up through this very route (WarmUp): no event, no velocity written
+            decisions.warm(type, txn, callerDecision, r -> answer(response, r, explain));
+            return;
+        }
         decisions.evaluate(type, txn, callerDecision, start, receivedAt, parseNanos, r -> answer(response, r, explain));
     }
 

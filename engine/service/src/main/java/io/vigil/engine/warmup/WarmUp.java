@@ -2,8 +2,17 @@ package io.vigil.engine.warmup;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.LaunchMode;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vigil.engine.auth.AuthConfig;
+import io.vigil.engine.http.DataRoutes;
 import io.vigil.engine.VigilConfig;
 import io.vigil.engine.decision.DecisionPath;
 import io.vigil.engine.decision.DecisionRecord;
@@ -29,6 +38,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
@@ -64,11 +75,16 @@ public class WarmUp {
     RulesetRegistry rulesets;
     @Inject
     Vertx vertx;
+    @Inject
+    AuthConfig auth;
+    @Inject
+    WarmUpToken token;
 
     private final TransactionReader reader = new TransactionReader();
     private volatile State state = State.WAITING;
     private volatile int decisionsRun;
     private volatile int normalInARow;
+    private volatile int httpDecisionsRun;
     private volatile Thread thread;
 
     enum State { WAITING, RUNNING, DONE, OFF }
@@ -101,6 +117,10 @@ public class WarmUp {
 
     int normalInARow() {
         return normalInARow;
+    }
+
+    int httpDecisionsRun() {
+        return httpDecisionsRun;
     }
 
     /** True once warm (or warm-up is off). */
@@ -142,13 +162,79 @@ public class WarmUp {
             }
             slots.acquire(Math.max(1, settings.concurrency())); // the last ones answered
             normalInARow = streak.get();
-            LOG.infof("warm-up: %d synthetic decisions in %d ms, the last %d in a row NORMAL; ready", i,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), streak.get());
+            int overHttp = throughTheDataPort(settings, deadline);
+            LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port), the last %d in a row NORMAL; ready",
+                    i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, streak.get());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             state = State.DONE;
         }
+    }
+
+    /**
+     * The HTTP phase: synthetic decisions sent to the engine's own data port on loopback, through the
+     * real route, marked with this process' {@link WarmUpToken} so they stay warm-up decisions. The
+     * in-process phase leaves the HTTP server's code, its request contexts and the route cold; the first
+     * real requests then ran interpreted and deoptimised compiled code by the hundred on a machine
+     * they saturated (docs/performance.md, "The engine's first minute"). Skipped when the data port asks
+     * for credentials (the request would be refused first) or serves no plain HTTP.
+     */
+    private int throughTheDataPort(VigilConfig.WarmUp settings, long deadline) throws InterruptedException {
+        if (settings.httpDecisions() <= 0) {
+            return 0;
+        }
+        int port = plainDataPort();
+        if (port <= 0 || auth.data().jwtEnabled() || auth.data().clientCertificateRequired()) {
+            LOG.infof("warm-up: not through the data port (%s)", port <= 0 ? "it serves no plain HTTP" : "it asks callers for credentials");
+            return 0;
+        }
+        int concurrency = Math.max(1, settings.concurrency());
+        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port)
+                .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(concurrency));
+        Semaphore slots = new Semaphore(concurrency);
+        AtomicInteger answered = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        try {
+            for (int i = 0; i < settings.httpDecisions() && System.nanoTime() < deadline; i++) {
+                slots.acquire();
+                int n = 1_000_000 + i;
+                boolean monitoring = n % 5 == 4 && rulesets.current().has(DecisionPath.MONITORING_KEY);
+                Buffer body = Buffer.buffer(body(n, monitoring));
+                client.request(HttpMethod.POST, monitoring ? DataRoutes.MONITORING : DataRoutes.AUTH)
+                        .compose(request -> request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                                .putHeader(WarmUpToken.HEADER, token.value())
+                                .send(body))
+                        .compose(response -> response.body().map(b -> response.statusCode()))
+                        .onComplete(result -> {
+                            if (result.succeeded() && result.result() == 200) {
+                                httpDecisionsRun = answered.incrementAndGet();
+                            } else if (failed.getAndIncrement() == 0) {
+                                LOG.warnf("warm-up through the data port (127.0.0.1:%d): %s", port,
+                                        result.succeeded() ? "HTTP " + result.result() : result.cause());
+                            }
+                            slots.release();
+                        });
+            }
+            slots.acquire(concurrency);
+        } finally {
+            client.close();
+        }
+        return answered.get();
+    }
+
+    /**
+     * The data port when it serves plain HTTP, else -1. Quarkus sets the system property to the port it
+     * bound when the configured one is 0 (random, as in tests).
+     */
+    private static int plainDataPort() {
+        Config c = ConfigProvider.getConfig();
+        if ("disabled".equalsIgnoreCase(c.getOptionalValue("quarkus.http.insecure-requests", String.class).orElse("enabled"))) {
+            return -1;
+        }
+        String key = LaunchMode.current() == LaunchMode.TEST ? "quarkus.http.test-port" : "quarkus.http.port";
+        String bound = System.getProperty(key);
+        return bound != null ? Integer.parseInt(bound) : c.getOptionalValue(key, Integer.class).orElse(-1);
     }
 
     /** One synthetic decision on the event loop: parse, decide, render, like a request. */

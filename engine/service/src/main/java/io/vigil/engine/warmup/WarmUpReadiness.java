@@ -21,6 +21,7 @@ public class WarmUpReadiness implements HealthCheck {
                 .withData("state", warmUp.state().name().toLowerCase(java.util.Locale.ROOT))
                 .withData("decisions", warmUp.decisionsRun())
                 .withData("normal_in_a_row", warmUp.normalInARow())
+                .withData("http_decisions", warmUp.httpDecisionsRun())
                 .build();
     }
 }

@@ -29,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WarmUpTest {
 
     static final int DECISIONS = 400;
+    static final int HTTP_DECISIONS = 200;
     static final ObjectMapper JSON = new ObjectMapper();
 
     public static class Profile implements QuarkusTestProfile {
@@ -42,6 +43,7 @@ class WarmUpTest {
             c.put("vigil.engine.warm-up.enabled", "true");
             c.put("vigil.engine.warm-up.decisions", Integer.toString(DECISIONS));
             c.put("vigil.engine.warm-up.normal-streak", "100");
+            c.put("vigil.engine.warm-up.http-decisions", Integer.toString(HTTP_DECISIONS));
             return c;
         }
 
@@ -83,6 +85,8 @@ class WarmUpTest {
         assertThat(warmUp.get("data").get("state").asText()).isEqualTo("done");
         assertThat(warmUp.get("data").get("decisions").asInt()).isGreaterThanOrEqualTo(DECISIONS);
         assertThat(warmUp.get("data").get("normal_in_a_row").asInt()).isGreaterThanOrEqualTo(100);
+        // and then through the data port itself, the HTTP server's code included, still without a trace
+        assertThat(warmUp.get("data").get("http_decisions").asInt()).isEqualTo(HTTP_DECISIONS);
 
         assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream written").isEqualTo(0L);
         String metrics = Management.given().get("/q/metrics").then().extract().asString();

@@ -25,8 +25,10 @@
 # Prometheus) move work whose delay the Redis stream absorbs. On a small machine they start at a lower CPU
 # priority, as CPU requests weigh a node's pods, so a JVM starting beside the engine does not push its
 # answers past the deadline (docs/adr/0019-decision-path-first.md). VIGIL_ASYNC_NICE=0 turns it off.
+# async-path.sh sets the session's (autogroup's) nice too: plain nice does not weigh one session against another.
 ASYNC_PATH=()
-[ "${VIGIL_ASYNC_NICE:-10}" -gt 0 ] 2>/dev/null && ASYNC_PATH=(nice -n "${VIGIL_ASYNC_NICE:-10}")
+[ "${VIGIL_ASYNC_NICE:-10}" -gt 0 ] 2>/dev/null \
+  && ASYNC_PATH=("$(dirname "${BASH_SOURCE[0]}")/async-path.sh" "${VIGIL_ASYNC_NICE:-10}")
 
 APP_SETTINGS_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
 APP_SETTINGS_DIR="$APP_SETTINGS_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/app"

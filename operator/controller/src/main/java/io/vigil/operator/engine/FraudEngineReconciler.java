@@ -59,11 +59,13 @@ import io.vigil.operator.support.OptionalCrds.Crd;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -230,13 +232,13 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
         patch.setMetadata(new ObjectMetaBuilder().withName(fe.getMetadata().getName()).withNamespace(fe.getMetadata().getNamespace()).build());
         patch.setStatus(status);
         UpdateControl<FraudEngine> control = UpdateControl.patchStatus(patch);
-        Duration recheck = !missing.isEmpty() || !failures.isEmpty() ? RECHECK : null;
-        Duration certificates = SecretChecks.nextExpiryChange(EngineCallerAuth.secrets(fe), Plans.secrets(fe, context), now)
-                .map(crossing -> untilCertificateChange(crossing, now)).orElse(null);
-        Duration after = recheck == null ? certificates : certificates == null ? recheck : recheck.compareTo(certificates) <= 0 ? recheck : certificates;
-        if (after != null) {
-            control.rescheduleAfter(after);
-        }
+        // The sooner of two reasons to look again: something missing or failing, a certificate's expiry line.
+        Stream.concat(
+                        !missing.isEmpty() || !failures.isEmpty() ? Stream.of(RECHECK) : Stream.empty(),
+                        SecretChecks.nextExpiryChange(EngineCallerAuth.secrets(fe), Plans.secrets(fe, context), now)
+                                .map(crossing -> untilCertificateChange(crossing, now)).stream())
+                .min(Comparator.naturalOrder())
+                .ifPresent(control::rescheduleAfter);
         return control;
     }
 
@@ -251,7 +253,8 @@ public class FraudEngineReconciler implements Reconciler<FraudEngine> {
      */
     static Duration untilCertificateChange(Instant crossing, Instant now) {
         Duration d = Duration.between(now, crossing).plusSeconds(1);
-        return d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d.compareTo(CERTIFICATE_WAIT_MAX) > 0 ? CERTIFICATE_WAIT_MAX : d;
+        Duration atLeastOneSecond = d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d;
+        return atLeastOneSecond.compareTo(CERTIFICATE_WAIT_MAX) > 0 ? CERTIFICATE_WAIT_MAX : atLeastOneSecond;
     }
 
     /**

@@ -62,7 +62,7 @@ class DataPlaneImagesTest {
         env.put("QUARKUS_REDIS_OUTBOX_CLIENT_TYPE", "standalone");
         env.put("VIGIL_OUTBOX_STREAM", "vigil:decisions");
         env.put("VIGIL_OUTBOX_STREAMS", "1");
-        env.put("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=75 -XX:+UseParallelGC");
+        env.put("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:MetaspaceSize=64m");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(data));
         env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
         return env;

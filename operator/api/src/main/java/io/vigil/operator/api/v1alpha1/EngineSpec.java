@@ -36,9 +36,11 @@ public class EngineSpec {
     @JsonPropertyDescription("Container resources of the engine.")
     public ResourceRequirements resources;
 
-    @Default("-XX:MaxRAMPercentage=75 -XX:+UseParallelGC")
+    // MetaspaceSize: the engine's classes settle near 36 MB; the default 21 MB threshold made the first new
+    // code path (a Redis outage's) trigger a full collection, a 55-136 ms pause (docs/performance.md).
+    @Default("-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:MetaspaceSize=64m")
     @JsonPropertyDescription("JVM options (JAVA_TOOL_OPTIONS).")
-    public String jvmOptions = "-XX:MaxRAMPercentage=75 -XX:+UseParallelGC";
+    public String jvmOptions = "-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:MetaspaceSize=64m";
 
     @Default("5ms")
     @Pattern(Durations.PATTERN)

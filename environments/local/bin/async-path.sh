@@ -7,14 +7,20 @@
 # sessions, and a thread's nice value only weighs it against threads of its own session (man 7 sched,
 # "The autogroup feature"). Every part of `make run` is started in its own session (setsid), so a niced
 # Kafka broker still got the same share as the engine. The session's own nice value, written to
-# /proc/self/autogroup, is what weighs a session against the others; it is set only when this process
-# leads its session, so a tool run in the caller's session never lowers the caller's.
+# /proc/self/autogroup, is what weighs a session against the others. A command run in the foreground
+# (Kafka's topic and storage tools, JVMs too) first gets a session of its own (setsid, same pid, no fork
+# when not a group leader), so it is lowered as well and its caller's session (make run's shell, a
+# bench's load generator) is not: the topic tool starting beside a bench once cost a second of NORMAL
+# answers. Such a tool no longer gets the terminal's Ctrl-C; each one is bounded by its own timeout.
 set -euo pipefail
 nice_value="$1"
 shift
 stat=$(cat /proc/$$/stat)
 read -r _state _ppid _pgrp session _rest <<< "${stat##*) }"
-if [ "$session" = "$$" ] && [ -w /proc/self/autogroup ]; then
+if [ "$session" != "$$" ]; then
+  exec setsid -w "$0" "$nice_value" "$@"
+fi
+if [ -w /proc/self/autogroup ]; then
   echo "$nice_value" > /proc/self/autogroup 2>/dev/null || true
 fi
 exec nice -n "$nice_value" "$@"

@@ -1,5 +1,6 @@
 package io.vigil.engine.velocity;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -89,26 +90,54 @@ final class VelocityCodec {
         return Double.isFinite(amount) ? Math.round(amount * SUM_SCALE) : 0;
     }
 
+    /** A marker entry, and so an answer in the reply: the check's id (8 bytes), its answer (a big-endian double). */
+    static final int ENTRY = 16;
+
     /**
-     * Copies one call's answers into {@code values} (at each check's request position).
+     * Copies one call's answers into {@code values} (at each check's request position). The reply is
+     * one string in the marker's format (velocity-functions.lua): byte 1, then per check its id and
+     * its answer. A new transaction's entries are in call order; a retry's reply is its marker, whose
+     * entries may be in another order or include checks no longer asked, so an id not at its place is
+     * looked for.
      *
-     * @throws VelocityReplyException when the reply is not one number per check
+     * @throws VelocityReplyException when the reply is not in that format or lacks a check
      */
     static void decode(VelocityPlan.Call call, Response reply, double[] values) {
-        if (reply == null || reply.type() != ResponseType.MULTI || reply.size() != call.size) {
-            throw new VelocityReplyException("velocity script answered "
-                    + (reply == null ? "nil" : reply.size() + " values") + " for " + call.size + " checks", null);
+        Buffer answers = reply == null || reply.type() != ResponseType.BULK ? null : reply.toBuffer();
+        if (answers == null || answers.length() < 1 || answers.getByte(0) != 1 || (answers.length() - 1) % ENTRY != 0) {
+            throw new VelocityReplyException("velocity script answered " + (reply == null ? "nil" : reply.type() + " "
+                    + reply) + ", not its answers for " + call.size + " checks", null);
         }
-        try {
-            int j = 0;
-            for (VelocityPlan.Group group : call.groups) {
-                for (VelocityPlan.Check c : group.checks) {
-                    long v = reply.get(j++).toLong();
-                    values[c.index] = c.aggregate == Aggregate.SUM ? v / SUM_SCALE : v;
+        int entries = (answers.length() - 1) / ENTRY;
+        int j = 0;
+        for (VelocityPlan.Group group : call.groups) {
+            for (VelocityPlan.Check c : group.checks) {
+                int at = j < entries && idAt(answers, 1 + j * ENTRY, c.idBytes) ? 1 + j * ENTRY : find(answers, entries, c.idBytes);
+                if (at < 0) {
+                    throw new VelocityReplyException("velocity script answered no value for check " + c.id, null);
                 }
+                double v = answers.getDouble(at + 8);
+                values[c.index] = c.aggregate == Aggregate.SUM ? v / SUM_SCALE : v;
+                j++;
             }
-        } catch (RuntimeException e) {
-            throw new VelocityReplyException("velocity script answered a non-number: " + reply, e);
         }
+    }
+
+    private static int find(Buffer answers, int entries, byte[] id) {
+        for (int e = 0; e < entries; e++) {
+            if (idAt(answers, 1 + e * ENTRY, id)) {
+                return 1 + e * ENTRY;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean idAt(Buffer answers, int at, byte[] id) {
+        for (int i = 0; i < id.length; i++) {
+            if (answers.getByte(at + i) != id[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -25,6 +25,8 @@ final class VelocityPlan {
         /** Position in the request (the first, when the request asks it twice). */
         final int index;
         final String id;
+        /** The id as the marker and the reply hold it (ASCII, 8 bytes). */
+        final byte[] idBytes;
         final Aggregate aggregate;
         final long bucketMillis;
         final int buckets;
@@ -34,6 +36,7 @@ final class VelocityPlan {
         Check(int index, String id, Aggregate aggregate, long bucketMillis, int buckets, String rulesetKey) {
             this.index = index;
             this.id = id;
+            this.idBytes = id.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             this.aggregate = aggregate;
             this.bucketMillis = bucketMillis;
             this.buckets = buckets;

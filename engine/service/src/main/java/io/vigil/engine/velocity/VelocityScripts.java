@@ -33,7 +33,8 @@ final class VelocityScripts {
     /**
      * The script of one call: KEYS = marker, then per group its hash and its distinct sets; ARGV =
      * now, mode, then per check in call order: a sum's amount × 10^4, a distinct check's member
-     * ("" for none); count checks send nothing. Returns one integer per check.
+     * ("" for none); count checks send nothing. Returns the answers in the marker's format
+     * ({@link VelocityCodec#decode}).
      */
     static String generate(VelocityPlan.Call call, int cap) {
         StringBuilder lua = new StringBuilder(FUNCTIONS.length() + 2048).append(FUNCTIONS);
@@ -43,9 +44,7 @@ final class VelocityScripts {
         // a retry answered entirely by its marker: nothing else to read
         lua.append("if answered");
         forEachCheck(call, (c, a) -> lua.append(" and answered['").append(c.id).append("']"));
-        lua.append(" then return {");
-        forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append("answered['").append(c.id).append("']"));
-        lua.append("} end\n");
+        lua.append(" then return prior end\n");
         // the current bucket number of each bucket length
         java.util.Map<Long, String> cur = new java.util.LinkedHashMap<>();
         forEachCheck(call, (c, a) -> cur.computeIfAbsent(c.bucketMillis, b -> "c" + (cur.size() + 1)));
@@ -78,7 +77,7 @@ final class VelocityScripts {
                 String bucketNumber = cur.get(c.bucketMillis);
                 switch (c.aggregate) {
                     case COUNT, SUM -> {
-                        String add = c.aggregate == Aggregate.COUNT ? "1" : "tonumber(ARGV[" + arg++ + "])";
+                        String add = c.aggregate == Aggregate.COUNT ? "1" : "ARGV[" + arg++ + "] + 0";
                         lua.append(String.format(Locale.ROOT, "ring(%s, %d, %s, v[%d])", bucketNumber, c.buckets, add, field));
                         rings = true;
                     }
@@ -110,18 +109,17 @@ final class VelocityScripts {
             lua.append(") end\n");
             key = distinctKey;
         }
-        // the marker: one pack for a new transaction, entry by entry for a retry asking new checks
-        lua.append("if write then\n  if not answered then\n    redis.call('SET', KEYS[1], pack('>B")
-                .append("c8d".repeat(call.size)).append("', 1");
+        // the answers in the marker's format: the reply, and a new transaction's marker (one pack)
+        lua.append("local m = pack('>B").append("c8d".repeat(call.size)).append("', 1");
         forEachCheck(call, (c, a) -> lua.append(", '").append(c.id).append("', a").append(a));
         // numbers as string literals: Redis prints a Lua number argument with %.17g on every call
-        lua.append("), 'PX', '").append(call.markerTtl).append("')\n  else\n    local lines = {}\n");
+        lua.append(")\nif write then\n  if not answered then\n    redis.call('SET', KEYS[1], m, 'PX', '")
+                .append(call.markerTtl).append("')\n  else\n    local lines = {}\n");
         forEachCheck(call, (c, a) -> lua.append("    if not answered['").append(c.id)
                 .append("'] then lines[#lines + 1] = pack('>c8d', '").append(c.id).append("', a").append(a).append(") end\n"));
         lua.append("    if #lines > 0 then redis.call('SET', KEYS[1], prior .. table.concat(lines), 'PX', '")
-                .append(call.markerTtl).append("') end\n  end\nend\nreturn {");
-        forEachCheck(call, (c, a) -> lua.append(a == 1 ? "" : ", ").append('a').append(a));
-        return lua.append("}\n").toString();
+                .append(call.markerTtl).append("') end\n  end\nend\nreturn m\n");
+        return lua.toString();
     }
 
     private interface CheckVisitor {

@@ -21,9 +21,15 @@
 --   call). At most `cap` members are kept (the oldest go first).
 -- |exp        the deadline (engine ms) the HASH's TTL was set to: PEXPIRE about once per bucket.
 -- A field of another length (an older layout, another buckets-per-window) starts afresh.
--- Returns one integer per check (sums x 10^4); a retry answers what it answered then.
+-- Returns the answers as one string in the marker's format (byte 1, then per check its id and its answer,
+-- sums x 10^4): one bulk reply costs Redis less than an array of integers, and a new transaction's
+-- reply is its marker (docs/adr/0015-velocity-script-cost.md). A retry answers what it answered then.
+--
+-- Numbers from ARGV and |exp are read by arithmetic coercion (`+ 0`), not tonumber(): tonumber parses
+-- the text twice (lua_isnumber, then lua_tonumber), and the strtod of a 16-digit number is ~600
+-- instructions. Both are always written as numbers (the engine, writeFields).
 
-local now = tonumber(ARGV[1])
+local now = ARGV[1] + 0
 local write = ARGV[2] == 'w'
 -- members kept per distinct check, and the rank (text) from which ZREMRANGEBYRANK evicts beyond it:
 -- set by the main part
@@ -131,7 +137,7 @@ end
 -- the deadline it remembers (`exp`, field |exp) is nearer than now + span. Generated scripts pass
 -- their fields directly: no table per group.
 local function writeFields(hash, exp, span, ...)
-  exp = tonumber(exp) or 0
+  exp = exp and exp + 0 or 0
   if exp < now + span then
     -- a tenth of the span as slack, so a busy hash pays the PEXPIRE about once per bucket
     exp = now + span + floor(span / 10)

@@ -11,9 +11,10 @@
 --   id        the check's short id (VelocityKeys.wireId): its fields in the hash, its line in the marker
 --   spec      bucket ms * 1024 + n, n the buckets in the window (the window is n buckets exactly)
 --   value     "c" count; "s<amount x 10^4, integer>" sum; "d<member>" or "d" (no member) distinct
--- Returns one integer per check (sums x 10^4); a retry answers what it answered then.
+-- Returns the answers in the marker's format, in check order (velocity-functions.lua); a retry answers
+-- what it answered then.
 
-cap = tonumber(ARGV[4])
+cap = ARGV[4] + 0
 capRank = tostring(-(cap + 1))
 local DISTINCT = 100 -- 'd'
 
@@ -73,12 +74,12 @@ local function runGroup(a, keyAt, answered, out, marks)
         local member = #value > 1 and sub(value, 2) or nil
         answer = distinctCheck(key, id, cur, n, bucket, member, values[j], set)
       else
-        answer = ringCheck(id, cur, n, kind == 99 and 1 or tonumber(sub(value, 2)), values[j], set)
+        answer = ringCheck(id, cur, n, kind == 99 and 1 or sub(value, 2) + 0, values[j], set)
       end
       if write then marks[#marks + 1] = pack('>c8d', id, answer) end
     end
     j = j + 1
-    out[#out + 1] = answer
+    out[#out + 1] = pack('>c8d', id, answer)
   end
 
   writeGroup(hash, values and values[1], span, set)
@@ -96,7 +97,7 @@ local function main()
   if #marks > 0 then
     redis.call('SET', KEYS[1], (answered and prior or '\1') .. table.concat(marks), 'PX', ARGV[3])
   end
-  return out
+  return '\1' .. table.concat(out)
 end
 
 return main()

@@ -143,6 +143,10 @@ bench-velocity-instructions: ## Redis instructions per velocity call under callg
 bench-engine-cpu: ## Engine CPU per request: no-op vs AUTH with durability on/off (wrk; BENCH_PROFILE=1 adds async-profiler; docs/benchmarks.md)
 	@$(LOCAL)/bench-engine-cpu.sh
 
+.PHONY: bench-relay
+bench-relay: ## Relay and broker CPU µs per event at fixed XADD rates, own Redis + KRaft broker + relay on free ports, variants alternated (BENCH_RELAY_VARIANTS='a=<relay JVM opts>;b=...'; docs/performance.md)
+	@$(LOCAL)/bench-relay.sh
+
 # ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----
 .PHONY: watch-decisions
 watch-decisions: ## Print decision events as they arrive in the local Kafka (ARGS=--from-beginning for the history)

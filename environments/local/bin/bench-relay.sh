@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Relay and broker CPU per event (docs/performance.md, "Relay and broker CPU"): Redis, the KRaft broker
+# and the packaged relay started through make run's own libraries (redis-lib.sh, kafka-lib.sh,
+# relay-lib.sh: the same settings files) on free ports and in their own directory, so it runs beside
+# make run and needs no lock. Load is written straight into the stream by a fixed-rate XADD generator
+# (environments/local/bench/relay-xadd.py: engine-shaped events, no engine). Per window: relay and
+# broker CPU from /proc/<pid>/stat (utime+stime) over the events the relay published
+# (vigil_relay_published_total), and the load average before and after.
+#
+# The broker is started once; the relay is started again for each variant, in the order given, so
+# variants alternate in one run on the same broker (A/B/A: name one variant twice).
+#
+#   environments/local/bin/bench-relay.sh
+#   BENCH_RELAY_VARIANTS='base=;lz4=-Dvigil.relay.producer.compression.type=lz4;base=' ...
+#                          name=extra relay JVM options, separated by ';' (default: base= only)
+#   BENCH_RELAY_RATES="500 2000"   events/s, one window each (after an idle window)
+#   BENCH_SECONDS=30               seconds per window; BENCH_WARMUP_SECONDS=20 at 2,000/s first
+#   BENCH_KAFKA_PROPS="num.io.threads=2 num.network.threads=1"   extra broker settings (words)
+#   BENCH_THREADS=1                also CPU per thread (relay and broker, top 15) in the first rate window
+#   BENCH_BUILD=0                  use the relay jar as it is (no Maven build)
+set -euo pipefail
+cd "${VIGIL_ROOT:-$(dirname "$0")/../../..}"
+ROOT=$(pwd)
+export VIGIL_ROOT=$ROOT
+JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
+export JAVA_HOME
+VARIANTS=${BENCH_RELAY_VARIANTS:-base=}
+RATES=${BENCH_RELAY_RATES:-500 2000}
+SECS=${BENCH_SECONDS:-30}
+WARMUP=${BENCH_WARMUP_SECONDS:-20}
+OUT="$ROOT/.local/bench/relay/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$OUT"
+
+environments/local/bin/ensure-deps.sh >/dev/null
+if [ "${BENCH_BUILD:-1}" = 1 ]; then
+  echo "==> building the relay and the local broker's classpath (package, tests not run)"
+  ./mvnw -B --no-transfer-progress -q -pl engine/relay,environments/local/kafka -am package -DskipTests
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+export VIGIL_REDIS_PORT=$(free_port) VIGIL_KAFKA_PORT=$(free_port) VIGIL_KAFKA_CONTROLLER_PORT=$(free_port)
+export VIGIL_KAFKA_POD_PORT=$(free_port) VIGIL_RELAY_MANAGEMENT_PORT=$(free_port) VIGIL_REDIS_DIR="$OUT/redis"
+. environments/local/bin/redis-lib.sh
+. environments/local/bin/kafka-lib.sh
+. environments/local/bin/relay-lib.sh
+# this bench's own files: make run's pid files and data in .local/run stay untouched
+KAFKA_DIR="$OUT/kafka"; KAFKA_PIDFILE="$OUT/kafka.pid"; KAFKA_LOG="$OUT/kafka.log"
+RELAY_PIDFILE="$OUT/relay.pid"; RELAY_LOG="$OUT/relay.log"
+REDIS_PORT=$VIGIL_REDIS_PORT
+if [ -n "${BENCH_KAFKA_PROPS:-}" ]; then
+  { cat "$KAFKA_SETTINGS"; tr ' ' '\n' <<<"$BENCH_KAFKA_PROPS"; } > "$OUT/broker.properties"
+  KAFKA_SETTINGS="$OUT/broker.properties"
+fi
+
+cleanup() { stop_relay >/dev/null 2>&1 || true; stop_kafka >/dev/null 2>&1 || true; stop_redis >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+start_redis >/dev/null
+start_kafka >/dev/null
+KP=$(kafka_pid)
+TICK=$(getconf CLK_TCK)
+GEN="$ROOT/environments/local/bench/relay-xadd.py"
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+published() {
+  curl -fsS --max-time 5 "$RELAY_MANAGEMENT_URL/q/metrics" | awk '/^vigil_relay_published_total/ {s += $NF} END {printf "%d", s}'
+}
+# CPU per thread over a window, ms/s, top 15 (names from /proc: GC, C1/C2 compilers, Kafka's own threads)
+threads() { # pid seconds
+  local pid=$1 s=$2
+  snap() { local t l r; for t in /proc/"$pid"/task/*; do l=$(cat "$t/stat" 2>/dev/null) || continue
+    r=${l##*) }; n=${l#*(}; n=${n%%)*}; set -- $r; echo "${t##*/} $((${12} + ${13})) ${n// /_}"; done | sort; }
+  snap > "$OUT/th0.$pid"; sleep "$s"; snap > "$OUT/th1.$pid"
+  join "$OUT/th0.$pid" "$OUT/th1.$pid" | awk -v t="$TICK" -v s="$s" '{printf "%8.1f ms/s  %s\n", ($4 - $2) * 1000 / t / s, $3}' \
+    | sort -rn | head -15
+}
+# window <variant> <rate or 0 for idle>
+window() {
+  local v=$1 rate=$2 r0 k0 r1 k1 la0 la1 n0 n1 label tp=""
+  la0=$(cut -d' ' -f1-3 /proc/loadavg); n0=$(published); r0=$(ticks "$RP"); k0=$(ticks "$KP")
+  if [ "$rate" -gt 0 ]; then
+    label="$rate/s"
+    if [ "${BENCH_THREADS:-0}" = 1 ] && [ -z "${THREADS_DONE:-}" ]; then
+      THREADS_DONE=1
+      { threads "$RP" "$((SECS - 2))" > "$OUT/threads-$v-relay-$rate.txt" & threads "$KP" "$((SECS - 2))" > "$OUT/threads-$v-kafka-$rate.txt"; wait; } &
+      tp=$!
+    fi
+    python3 "$GEN" "$REDIS_PORT" "$rate" "$SECS" > /dev/null
+  else
+    label=idle; sleep "$SECS"
+  fi
+  sleep 1 # the last linger and the broker's answer
+  [ -z "$tp" ] || wait "$tp"
+  r1=$(ticks "$RP"); k1=$(ticks "$KP"); n1=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
+  awk -v v="$v" -v l="$label" -v r=$((r1 - r0)) -v k=$((k1 - k0)) -v t="$TICK" -v s=$((SECS + 1)) -v n=$((n1 - n0)) \
+      -v a="$la0" -v b="$la1" \
+    'BEGIN { printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s → %s |\n", v, l, n, r * 1000 / t / s, k * 1000 / t / s,
+             (n > 0 ? sprintf("%.0f", r * 1e6 / t / n) : "—"), (n > 0 ? sprintf("%.0f", k * 1e6 / t / n) : "—"), a, b }' \
+    | tee -a "$OUT/results.md"
+}
+
+echo "| variant | window | events | relay ms CPU/s | Kafka ms CPU/s | relay µs/event | Kafka µs/event | load average before → after |" | tee "$OUT/results.md"
+echo "|---|---|---|---|---|---|---|---|" | tee -a "$OUT/results.md"
+IFS=';' read -r -a VARIANT_LIST <<<"$VARIANTS"
+for spec in "${VARIANT_LIST[@]}"; do
+  name=${spec%%=*}; opts=${spec#*=}
+  export VIGIL_RELAY_JAVA_OPTS="$opts"
+  start_relay >/dev/null
+  RP=$(relay_pid)
+  python3 "$GEN" "$REDIS_PORT" 2000 "$WARMUP" > /dev/null # warm-up: both JITs, the producer's metadata
+  sleep 5
+  THREADS_DONE=""
+  window "$name" 0
+  for rate in $RATES; do window "$name" "$rate"; done
+  stop_relay >/dev/null
+done
+for f in "$OUT"/threads-*.txt; do [ -f "$f" ] && { echo "== ${f##*/}"; cat "$f"; }; done
+rm -f "$OUT"/th[01].*
+echo "==> $OUT/results.md"

@@ -81,7 +81,7 @@ window() {
     label="$rate/s"
     if [ "${BENCH_THREADS:-0}" = 1 ] && [ -z "${THREADS_DONE:-}" ]; then
       THREADS_DONE=1
-      { threads "$RP" "$((SECS - 2))" > "$OUT/threads-$v-relay-$rate.txt" & threads "$KP" "$((SECS - 2))" > "$OUT/threads-$v-kafka-$rate.txt"; wait; } &
+      { threads "$RP" "$((SECS - 2))" > "$OUT/threads-$VI-$v-relay-$rate.txt" & threads "$KP" "$((SECS - 2))" > "$OUT/threads-$VI-$v-kafka-$rate.txt"; wait; } &
       tp=$!
     fi
     python3 "$GEN" "$REDIS_PORT" "$rate" "$SECS" > /dev/null
@@ -101,7 +101,9 @@ window() {
 echo "| variant | window | events | relay ms CPU/s | Kafka ms CPU/s | relay µs/event | Kafka µs/event | load average before → after |" | tee "$OUT/results.md"
 echo "|---|---|---|---|---|---|---|---|" | tee -a "$OUT/results.md"
 IFS=';' read -r -a VARIANT_LIST <<<"$VARIANTS"
+VI=0
 for spec in "${VARIANT_LIST[@]}"; do
+  VI=$((VI + 1)) # the listings of a variant named twice (A/B/A) are kept apart
   name=${spec%%=*}; opts=${spec#*=}
   export VIGIL_RELAY_JAVA_OPTS="$opts"
   start_relay >/dev/null

@@ -5,7 +5,13 @@
 # Velocity and the outbox are off, so the ratio is of the engine's HTTP + decision work alone (the
 # smallest denominator: JWT's share of a full durable decision is smaller still).
 #
-#   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=20s ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
+#   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=60s ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
+#
+# The summary also splits each window's engine CPU by thread group (/proc/<pid>/task): event loops
+# (HTTP, the auth check, the decision), GC, the JIT's compiler threads, the rest. 20 s after ready the
+# C2 compilers were still busy, more so with JWT (jose4j and Caffeine code met during the warm-up):
+# in the 2026-11-26 20:36 run they were +9 to +10 µs per decision of JWT's excess while the event
+# loops were not higher, hence the 60 s warm-up.
 #
 # JFR=1 also records each engine phase with Java Flight Recorder (profile settings) into
 # $OUT/<phase>-<round>.jfr: `jfr view hot-methods <file>` shows where the CPU goes (where the JWT's share is).
@@ -15,7 +21,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 RATE=${RATE:-2000}
 DURATION=${DURATION:-30s}
-WARMUP=${WARMUP:-20s}
+WARMUP=${WARMUP:-60s}
 ROUNDS=${ROUNDS:-2}
 CALLERS=${CALLERS:-300}
 CONNS=${CONNS:-32}
@@ -40,6 +46,15 @@ ENGINE=
 stop_engine() { if [[ -n $ENGINE ]]; then kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true; fi; ENGINE=; }
 trap stop_engine EXIT
 
+# Each engine thread's name and CPU ticks (utime + stime), so the summary can say where a difference
+# goes: event loops (HTTP, auth, decision), GC, the JIT's compilers, or the rest.
+threads() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    printf '%s\t%s\n' "$(cat "$t/comm" 2>/dev/null)" "$(sed 's/.*) //' "$t/stat" 2>/dev/null | awk '{print $12 + $13}')"
+  done
+}
+
 phase() { # <name> <jwt: true|false> <round>
   local name=$1 jwt=$2 round=$3 port mport jfr=()
   port=$(free_port); mport=$(free_port)
@@ -60,8 +75,10 @@ phase() { # <name> <jwt: true|false> <round>
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$WARMUP" \
     -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" > /dev/null
   echo "== $name round $round ($(uptime | sed 's/.*load average/load average/'))"
+  threads "$ENGINE" > "$OUT/$name-$round.threads0"
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$DURATION" \
     -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" -watch "engine:$ENGINE" -out "$OUT/$name-$round.json"
+  threads "$ENGINE" > "$OUT/$name-$round.threads1"
   stop_engine
 }
 
@@ -87,4 +104,36 @@ for r in range(1, rounds + 1):
     bad = lambda d: d['non200'] + d['transport_errors']
     print(f"| {r} | {off:.1f} | {jwt:.1f} | {jwt/off:.3f} | {doff['achieved_rate']:.0f} / {djwt['achieved_rate']:.0f} | {bad(doff)} / {bad(djwt)} |")
 print(f"mean jwt/off: {sum(ratios)/len(ratios):.3f}")
+import os
+HZ = os.sysconf("SC_CLK_TCK")
+def group(name):
+    n = name.lower()
+    if "eventloo" in n: return "event loops"
+    if n.startswith("gc ") or "vm thread" in n or n.startswith("g1 ") or "parallel" in n: return "GC + VM"
+    if "compilerthre" in n or n.startswith("c1 ") or n.startswith("c2 "): return "JIT"
+    return "other"
+def groups(name, r):
+    def read(f):
+        out = {}
+        for line in open(f):
+            comm, _, ticks = line.rstrip("\n").rpartition("\t")
+            if ticks:
+                out.setdefault(comm, []).append(int(ticks))
+        return out
+    t0, t1 = read(f"{out}/{name}-{r}.threads0"), read(f"{out}/{name}-{r}.threads1")
+    d = json.load(open(f"{out}/{name}-{r}.json"))
+    res = {}
+    for comm, ticks in t1.items():
+        used = sum(ticks) - sum(t0.get(comm, []))  # a thread that ended in between is lost: a rough split
+        res[group(comm)] = res.get(group(comm), 0) + used / HZ * 1e6 / max(d["answered"], 1)
+    return res
+names = ["event loops", "GC + VM", "JIT", "other"]
+print()
+print("Engine CPU by thread group, µs per decision (from /proc/<pid>/task, same windows):")
+print("| phase | round | " + " | ".join(names) + " |")
+print("|---|---|" + "---:|" * len(names))
+for r in range(1, rounds + 1):
+    for name in ("off", "jwt"):
+        g = groups(name, r)
+        print(f"| {name} | {r} | " + " | ".join(f"{g.get(n, 0):.1f}" for n in names) + " |")
 PY

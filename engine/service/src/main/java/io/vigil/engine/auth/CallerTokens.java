@@ -30,7 +30,7 @@ import org.jose4j.lang.UnresolvableKeyException;
  * {@code exp} (plus the skew). Runs on the event loop: nothing here waits on I/O.
  *
  * <p>Two levels. The bounded cache of verified tokens (Caffeine: size bound, per-entry expiry) is the
- * authority. In front of it, a small direct-mapped table of recent hits: profiled under load
+ * authority. In front of it, a small two-way table of recent hits: profiled under load
  * (auth-cost.sh with JFR), Caffeine's read bookkeeping (read buffer, inline maintenance of its
  * eviction and expiry policies) was most of JWT's cost per request, while a repeat caller needs
  * none of it. A slot holds an immutable entry and is read and written without locks: a lost
@@ -133,13 +133,19 @@ public final class CallerTokens {
         }
         int h = authorization.hashCode();
         int slot = (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
+        // Two ways per set (slot and its neighbour): with one, two of a few hundred callers sharing a
+        // slot evicted each other on every request and both paid Caffeine's lookup each time.
         Recent seen = recent[slot];
         if (seen != null && seen.authorization().equals(authorization)) {
             return unexpired(seen.verdict());
         }
+        Recent other = recent[slot ^ 1];
+        if (other != null && other.authorization().equals(authorization)) {
+            return unexpired(other.verdict());
+        }
         Verdict hit = verified.getIfPresent(authorization);
         if (hit != null) {
-            recent[slot] = new Recent(authorization, hit);
+            remember(slot, authorization, hit);
             return unexpired(hit);
         }
         if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
@@ -156,9 +162,15 @@ public final class CallerTokens {
         Verdict v = check(token);
         if (v.caller() != null) {
             verified.put(authorization, v);
-            recent[slot] = new Recent(authorization, v);
+            remember(slot, authorization, v);
         }
         return v;
+    }
+
+    /** Into an empty way of the set, else over the way the hash's next bit picks (a cheap, stable choice). */
+    private void remember(int slot, String authorization, Verdict v) {
+        int way = recent[slot] == null ? slot : recent[slot ^ 1] == null ? slot ^ 1 : slot ^ ((authorization.hashCode() >>> 12) & 1);
+        recent[way] = new Recent(authorization, v);
     }
 
     /** Caffeine drops a token at exp + skew; checked on every hit too, so neither a late cleanup nor a recent slot admits it. */

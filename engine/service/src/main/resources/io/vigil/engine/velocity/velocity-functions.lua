@@ -78,6 +78,8 @@ local function ring(cur, n, add, state)
   elseif moved == 0 then
     return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 1)
         .. pack('>d', unpackBytes('>d', state, at) + add) .. sub(state, at + 8)
+  elseif moved == 1 then -- the most frequent move (a busy value's short windows): slot r leaves, gets this transaction
+    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 1) .. pack('>d', add) .. sub(state, at + 8)
   elseif r - moved + 1 >= 0 then -- slots r-moved+1 .. r leave: zero them, r gets this transaction
     return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 8 * moved + 7) .. rep(ZERO, moved - 1)
         .. pack('>d', add) .. sub(state, at + 8)

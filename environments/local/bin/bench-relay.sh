@@ -61,8 +61,16 @@ TICK=$(getconf CLK_TCK)
 GEN="$ROOT/environments/local/bench/relay-xadd.py"
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# events the relay published so far; retried, since on a loaded machine a scrape can take seconds
 published() {
-  curl -fsS --max-time 5 "$RELAY_MANAGEMENT_URL/q/metrics" | awk '/^vigil_relay_published_total/ {s += $NF} END {printf "%d", s}'
+  local i m
+  for i in 1 2 3; do
+    m=$(curl -fsS --max-time 15 "$RELAY_MANAGEMENT_URL/q/metrics" 2>/dev/null) \
+      && { awk '/^vigil_relay_published_total/ {s += $NF} END {printf "%d", s}' <<<"$m"; return 0; }
+    sleep 1
+  done
+  echo "ERROR: the relay's metrics ($RELAY_MANAGEMENT_URL/q/metrics) did not answer three times" >&2
+  return 1
 }
 # CPU per thread over a window, ms/s, top 15 (names from /proc: GC, C1/C2 compilers, Kafka's own threads)
 threads() { # pid seconds

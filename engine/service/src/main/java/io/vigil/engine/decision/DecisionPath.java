@@ -1,6 +1,11 @@
 package io.vigil.engine.decision;
 
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -22,6 +27,7 @@ import io.vigil.rules.velocity.VelocityStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.concurrent.CompletableFuture;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,6 +76,14 @@ public class DecisionPath {
     private final Settings settings;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final EngineMetrics metrics;
+    /**
+     * Where warm-up answers are recorded: the same meter classes as the exported registry's (a composite
+     * over a Prometheus registry, as Quarkus builds it), so that the warm-up compiles the answer-metrics
+     * code real traffic runs, but a registry nobody scrapes (docs/adr/0020-warm-up-depth.md).
+     */
+    private final MeterRegistry warmUpMeters = new CompositeMeterRegistry(Clock.SYSTEM,
+            List.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)));
+    private final EngineMetrics warmUpMetrics = new EngineMetrics(warmUpMeters, new AtomicInteger());
     private final AtomicLong lastErrorLog = new AtomicLong();
     /** A field updater rather than an AtomicBoolean per request: one allocation less on the hot path. */
     private static final AtomicIntegerFieldUpdater<Request> VELOCITY_DONE =
@@ -97,6 +111,11 @@ public class DecisionPath {
 
     public int inFlight() {
         return inFlight.get();
+    }
+
+    /** Warm-up answers recorded apart from the exported metrics (their own registry). */
+    public long warmUpAnswersRecorded() {
+        return warmUpMeters.find("vigil.evaluate").timers().stream().mapToLong(Timer::count).sum();
     }
 
     public static String rulesetKey(EvaluationType type) {
@@ -134,8 +153,9 @@ public class DecisionPath {
     /**
      * A warm-up decision (readiness, docs/adr/0010-velocity-limiter.md): the very path of
      * {@link #evaluate} — ruleset pick, prepare, the velocity round trip within the deadline, decide —
-     * but with read-only velocity (no counter, marker or TTL written), no decision event and no metrics
-     * of answers, so it leaves no trace in velocity, Kafka or the SLO.
+     * but with read-only velocity (no counter, marker or TTL written), no decision event, and its answer
+     * metrics recorded in a registry apart that is never exported, so it leaves no trace in velocity,
+     * Kafka or the SLO.
      */
     public void warm(EvaluationType type, Transaction txn, Outcome callerDecision, Reply reply) {
         long now = System.nanoTime();
@@ -161,7 +181,7 @@ public class DecisionPath {
         long timerId = -1;
         /** When the deadline timer is due ({@link System#nanoTime()}); how late it runs tells the engine from Redis. */
         long timerDueNanos;
-        /** A warm-up decision: read-only velocity, no event, no answer metrics. */
+        /** A warm-up decision: read-only velocity, no event, answer metrics in {@link #warmUpMeters} only. */
         boolean warm;
         /** 0 until the velocity wait ended (answer, failure or timer); the first to flip it decides. */
         volatile int velocityDone;
@@ -236,9 +256,7 @@ public class DecisionPath {
         public void handle(Long timer) {
             if (VELOCITY_DONE.compareAndSet(this, 0, 1)) {
                 long now = System.nanoTime();
-                if (!warm) {
-                    metrics.velocityDeadlineMissed(timerDueNanos, now);
-                }
+                (warm ? warmUpMetrics : metrics).velocityDeadlineMissed(timerDueNanos, now);
                 decide(DEADLINE_PASSED, now - velocityStart, null);
             }
         }
@@ -297,6 +315,7 @@ public class DecisionPath {
                 inFlight.decrementAndGet();
             }
             if (warm) {
+                warmUpMetrics.answered(record);
                 reply.send(record);
                 return;
             }

@@ -52,7 +52,8 @@ import org.jboss.logging.Logger;
  *
  * <p>No trace: velocity is read-only (no counter, marker or TTL written; keys of synthetic cards and
  * devices named {@code vigil-warm-up-…} are only read), no decision event reaches the outbox or Kafka,
- * and answer metrics are not recorded. Velocity round-trip metrics do include these calls.
+ * and answer metrics are recorded only in a registry that is never exported (so their code is compiled
+ * too). Velocity round-trip metrics do include these calls.
  */
 @ApplicationScoped
 public class WarmUp {
@@ -121,6 +122,11 @@ public class WarmUp {
 
     int httpDecisionsRun() {
         return httpDecisionsRun;
+    }
+
+    /** Warm-up answers whose metrics were recorded, in a registry apart from the exported one. */
+    long answersRecordedApart() {
+        return decisions.warmUpAnswersRecorded();
     }
 
     /** True once warm (or warm-up is off). */

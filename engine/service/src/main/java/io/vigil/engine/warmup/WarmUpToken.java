@@ -11,7 +11,7 @@ import java.util.HexFormat;
 /**
  * The secret that marks the warm-up's own HTTP requests ({@link WarmUp}'s HTTP phase): random per
  * process, never logged or exported, so only the engine itself can send a decision that leaves no
- * trace (read-only velocity, no event, no answer metrics). The phase runs only when the data port asks
+ * trace (read-only velocity, no event, no exported answer metrics). The phase runs only when the data port asks
  * callers for no credentials; with caller authentication on, the request would be refused first.
  */
 @ApplicationScoped

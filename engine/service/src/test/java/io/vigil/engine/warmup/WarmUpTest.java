@@ -87,6 +87,9 @@ class WarmUpTest {
         assertThat(warmUp.get("data").get("normal_in_a_row").asInt()).isGreaterThanOrEqualTo(100);
         // and then through the data port itself, the HTTP server's code included, still without a trace
         assertThat(warmUp.get("data").get("http_decisions").asInt()).isEqualTo(HTTP_DECISIONS);
+        // the answer-metrics code ran for every warm-up answer, in the registry apart
+        assertThat(warmUp.get("data").get("answers_recorded_apart").asLong())
+                .isGreaterThanOrEqualTo(DECISIONS + HTTP_DECISIONS);
 
         assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream written").isEqualTo(0L);
         String metrics = Management.given().get("/q/metrics").then().extract().asString();

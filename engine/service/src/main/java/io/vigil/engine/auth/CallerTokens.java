@@ -169,7 +169,14 @@ public final class CallerTokens {
 
     /** Into an empty way of the set, else over the way the hash's next bit picks (a cheap, stable choice). */
     private void remember(int slot, String authorization, Verdict v) {
-        int way = recent[slot] == null ? slot : recent[slot ^ 1] == null ? slot ^ 1 : slot ^ ((authorization.hashCode() >>> 12) & 1);
+        int way;
+        if (recent[slot] == null) {
+            way = slot;
+        } else if (recent[slot ^ 1] == null) {
+            way = slot ^ 1;
+        } else {
+            way = slot ^ ((authorization.hashCode() >>> 12) & 1);
+        }
         recent[way] = new Recent(authorization, v);
     }
 

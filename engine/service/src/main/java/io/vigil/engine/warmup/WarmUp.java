@@ -205,7 +205,7 @@ public class WarmUp {
             for (int i = 0; i < settings.httpDecisions() && System.nanoTime() < deadline; i++) {
                 slots.acquire();
                 int n = 1_000_000 + i;
-                boolean monitoring = n % 5 == 4 && rulesets.current().has(DecisionPath.MONITORING_KEY);
+                boolean monitoring = monitoringTurn(n);
                 Buffer body = Buffer.buffer(body(n, monitoring));
                 client.request(HttpMethod.POST, monitoring ? DataRoutes.MONITORING : DataRoutes.AUTH)
                         .compose(request -> request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
@@ -245,7 +245,7 @@ public class WarmUp {
 
     /** One synthetic decision on the event loop: parse, decide, render, like a request. */
     private void decide(int n, Semaphore slots, AtomicInteger streak) {
-        boolean monitoring = n % 5 == 4 && rulesets.current().has(DecisionPath.MONITORING_KEY);
+        boolean monitoring = monitoringTurn(n);
         try {
             Transaction txn = reader.read(body(n, monitoring));
             Outcome caller = monitoring ? CallerDecision.of(txn) : null;
@@ -274,6 +274,11 @@ public class WarmUp {
      * A synthetic transaction: fields and values vary so that every branch of the rulesets and the
      * velocity call shapes they make (which dimensions a transaction carries) are taken.
      */
+    /** Every fifth warm-up decision goes to MONITORING when a monitoring ruleset is loaded (both phases alike). */
+    private boolean monitoringTurn(int n) {
+        return n % 5 == 4 && rulesets.current().has(DecisionPath.MONITORING_KEY);
+    }
+
     static byte[] body(int n, boolean monitoring) {
         StringBuilder b = new StringBuilder(512);
         b.append("{\"transaction_id\":\"vigil-warm-up-").append(n).append('"');

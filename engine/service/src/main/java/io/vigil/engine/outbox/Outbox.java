@@ -46,8 +46,13 @@ public final class Outbox {
     private final long lingerNanos;
 
     private final LongAdder offered = new LongAdder();
-    /** Places held by decisions being made (see {@link #reserve}). */
-    private final AtomicInteger reserved = new AtomicInteger();
+    /**
+     * Places taken: held by decisions being made (see {@link #reserve}) plus records queued. One
+     * counter, so a place is taken with one compare-and-set; counting held places apart from the
+     * queue's size let a place be given twice (a stale size read across another decision's
+     * reserve-enqueue-release), and that decision's record found the queue full.
+     */
+    private final AtomicInteger places = new AtomicInteger();
     private final LongAdder accepted = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder xaddOk = new LongAdder();
@@ -116,23 +121,22 @@ public final class Outbox {
      */
     public boolean reserve() {
         while (true) {
-            int held = reserved.get();
-            if (queue.size() + held >= capacity) {
+            int taken = places.get();
+            if (taken >= capacity) {
                 return false;
             }
-            if (reserved.compareAndSet(held, held + 1)) {
+            if (places.compareAndSet(taken, taken + 1)) {
                 return true;
             }
         }
     }
 
-    /** Request thread: enqueues the record of a decision that {@link #reserve reserved} its place. */
+    /**
+     * Request thread: enqueues the record of a decision that {@link #reserve reserved} its place. The
+     * place stays taken until the writer takes the record from the queue.
+     */
     public void offerReserved(DecisionRecord record) {
-        try {
-            enqueue(record);
-        } finally {
-            reserved.decrementAndGet();
-        }
+        enqueue(record);
     }
 
     /**
@@ -145,20 +149,29 @@ public final class Outbox {
             dropped.increment();
             return false;
         }
-        offerReserved(record);
-        return true;
+        return enqueue(record);
     }
 
-    private void enqueue(DecisionRecord record) {
+    private boolean enqueue(DecisionRecord record) {
         offered.increment();
         if (queue.offer(record)) {
             accepted.increment();
             if (lingering && queue.size() >= batchSize - 1) {
                 LockSupport.unpark(writer); // a full batch goes at once
             }
-            return;
+            return true;
         }
-        dropped.increment(); // not reached while every offer holds a place
+        places.decrementAndGet();
+        dropped.increment(); // not reached: queued records never outnumber the places taken
+        return false;
+    }
+
+    /** Writer: takes up to {@code max} queued records into {@code records} and frees their places. */
+    private void take(List<DecisionRecord> records, int max) {
+        int n = queue.drainTo(records, max);
+        if (n > 0) {
+            places.addAndGet(-n);
+        }
     }
 
     public synchronized void start() {
@@ -191,11 +204,9 @@ public final class Outbox {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        int left = queue.size();
-        if (left > 0) {
-            abandoned.add(left);
-            queue.clear();
-        }
+        List<DecisionRecord> left = new ArrayList<>();
+        take(left, Integer.MAX_VALUE);
+        abandoned.add(left.size());
         if (abandoned.sum() > 0) {
             LOG.warnf("outbox stopped with %d accepted decisions not written (Redis unavailable during shutdown)",
                     abandoned.sum());
@@ -224,8 +235,9 @@ public final class Outbox {
                 if (first == null) {
                     continue;
                 }
+                places.decrementAndGet();
                 records.add(first);
-                queue.drainTo(records, batchSize - 1);
+                take(records, batchSize - 1);
                 if (!stopping) {
                     linger(records);
                 }
@@ -305,7 +317,7 @@ public final class Outbox {
         }
         // stop() interrupts only a writer that overran its timeout: the flag stays set, and the round
         // trip of what was taken fails fast and is counted as abandoned
-        queue.drainTo(records, batchSize - records.size());
+        take(records, batchSize - records.size());
     }
 
     public long offered() {

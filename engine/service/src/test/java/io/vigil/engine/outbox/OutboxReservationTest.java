@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Places reserved before deciding: a decision that reserved its place is never dropped, whatever other
- * threads offer meanwhile; records without a place take only what is left. No writer runs (nothing drains).
+ * threads offer meanwhile; records without a place take only what is left. No writer runs (nothing
+ * drains) except in the last test, where the writer frees places while decisions take them.
  */
 class OutboxReservationTest {
 
@@ -90,5 +91,43 @@ class OutboxReservationTest {
         assertThat(ok + dropped).as("every offer counted: the reserved ones and the 2,000 others").isEqualTo(2000 + decided.get());
         assertThat(dropped).as("only records without a reservation are dropped").isEqualTo(2000 - (500 - decided.get()));
         assertThat(o.reserve()).as("every place used").isFalse();
+    }
+
+    @Test
+    void aPlaceIsNeverGivenTwiceWhileTheWriterFreesPlaces() throws Exception {
+        // CI once saw a decision that reserved find the queue full: the free places were computed from
+        // the queue's size and a separate count of held places, and another decision's
+        // reserve-enqueue-release between the two reads let one place go to two decisions. A tiny
+        // queue that the writer keeps draining makes that interleaving frequent.
+        Outbox o = new Outbox(2, 1, 1, Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(10),
+                entries -> { }, new DecisionEvents("test"), registry);
+        o.start();
+        AtomicInteger reservedAndOffered = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        List<Future<?>> work = new ArrayList<>();
+        for (int w = 0; w < 6; w++) {
+            work.add(threads.submit(() -> {
+                start.await();
+                for (int i = 0; i < 100_000; i++) {
+                    if (o.reserve()) {
+                        o.offerReserved(Decisions.declined(i));
+                        reservedAndOffered.incrementAndGet();
+                    } else {
+                        Thread.yield(); // let the writer free a place
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : work) {
+            f.get();
+        }
+        threads.shutdown();
+        o.stop(Duration.ofSeconds(5));
+        assertThat(reservedAndOffered.get()).as("the writer freed places").isGreaterThan(2);
+        assertThat(counter("vigil.outbox.enqueue", "dropped")).as("no reserved record dropped").isZero();
+        assertThat(counter("vigil.outbox.enqueue", "ok")).isEqualTo(reservedAndOffered.get());
     }
 }

@@ -319,8 +319,17 @@ public class DecisionPath {
                 reply.send(record);
                 return;
             }
-            metrics.answered(record);
-            reply.send(record);
+            try {
+                metrics.answered(record);
+                reply.send(record);
+            } finally {
+                // even when the reply failed (the caller may still have the answer): the reserved place
+                // is used, or it would be lost to the queue for good
+                queue(record, admitted);
+            }
+        }
+
+        private void queue(DecisionRecord record, boolean admitted) {
             try {
                 if (admitted) {
                     sink.offerReserved(record);

@@ -175,6 +175,25 @@ class DecisionPathTest {
     }
 
     @Test
+    void aReplyThatFailsStillQueuesTheDecision() throws Exception {
+        load(new FakeRuleset(false));
+        DecisionPath p = path(VelocityStore.NONE, 5_000_000);
+        Transaction txn = new Transaction().setText(Field.TRANSACTION_ID, "t9").setText(Field.CARD_HASH, "c-1");
+        vertx.runOnContext(v -> {
+            try {
+                p.evaluate(EvaluationType.AUTH, txn, null, System.nanoTime(), System.currentTimeMillis(), 0, r -> {
+                    throw new IllegalStateException("connection closed");
+                });
+            } catch (IllegalStateException expected) {
+                // the reply's failure reaches the route, as before
+            }
+        });
+        awaitTrue(() -> sunk.size() == 1);
+        assertThat(sunk.get(0).mode()).isEqualTo(EngineMode.NORMAL);
+        assertThat(p.inFlight()).isZero();
+    }
+
+    @Test
     void inFlightIsReleasedOnEveryPath() throws Exception {
         load(new FakeRuleset(true));
         DecisionPath p = path(request -> new CompletableFuture<>(), 10_000_000);

@@ -106,8 +106,6 @@ else
     log "building the engine (engine/service, tests skipped)"
     ./mvnw -B --no-transfer-progress -q -pl engine/service -am -DskipTests package
   fi
-  # The bench heap of loadtest.sh: fixed and small, so runs compare.
-  export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}
   export VIGIL_OUTBOX_ENABLED=true
   start_engine | sed 's/^/    /'
   ENGINE_OURS=1

@@ -60,7 +60,6 @@ start_redis | sed 's/^/    /'
 start_kafka | sed 's/^/    /'
 [ -f engine/service/target/quarkus-app/quarkus-run.jar ] || ./mvnw -B -q -pl engine/service -am -DskipTests package
 [ -f engine/relay/target/quarkus-app/quarkus-run.jar ] || ./mvnw -B -q -pl engine/relay -am -DskipTests package
-export VIGIL_ENGINE_JAVA_OPTS=${VIGIL_ENGINE_JAVA_OPTS:--Xms192m -Xmx192m -XX:+UseParallelGC}
 export VIGIL_OUTBOX_ENABLED=true
 POOL="$OUT/.pool.txt"
 node loadtests/wrk/pool.js 20000 "$POOL" auth >/dev/null

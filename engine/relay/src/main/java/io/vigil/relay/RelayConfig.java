@@ -48,9 +48,22 @@ public interface RelayConfig {
     @WithDefault("true")
     boolean deleteRelayed();
 
-    /** Entries read (and published) per batch: one XREADGROUP and one XACK (+ XDEL) each. */
+    /**
+     * Most entries per Kafka batch: gathered from several reads of at most {@code entries-per-command}
+     * each, sent together so the producer fills large requests (broker CPU per event), then XACKed once
+     * the broker answered all of them.
+     */
     @WithDefault("1000")
     int batchSize();
+
+    /**
+     * Most entries one Redis command reads, acknowledges, deletes or claims (XREADGROUP and XAUTOCLAIM
+     * COUNT, ids per XACK, XDEL and XCLAIM). Redis runs one command at a time, so this bounds how long
+     * the relay holds it: a 1,000-entry XREADGROUP of ~2.4 KB events took 7 ms, longer than the
+     * engine's deadline, and every velocity call waited behind it (ADR 0022).
+     */
+    @WithDefault("100")
+    int entriesPerCommand();
 
     /**
      * Batches sent to Kafka and not yet acknowledged, per stream: the worker reads and sends the next

@@ -17,7 +17,9 @@ import org.jboss.logging.Logger;
  * own pending entries after a restart, then new ones), takes over (XAUTOCLAIM of entries idle too long
  * elsewhere), keeps (XCLAIM JUSTID heartbeat) and acknowledges (XACK, then XDEL of the same entries
  * unless {@code delete-relayed} is off: ADR 0016). Blocking calls, on the worker's
- * own thread. Replies are read from the client's raw {@link Response} (no typed decoding into strings):
+ * own thread. No command touches more than {@code entries-per-command} entries: Redis serves nobody
+ * else while one runs, and the engine's velocity calls share it (ADR 0022); a batch of
+ * {@code batch-size} takes several reads, XACKs and XDELs, one after the other. Replies are read from the client's raw {@link Response} (no typed decoding into strings):
  * the event's bytes go to Kafka as Redis holds them.
  */
 final class StreamReader {
@@ -34,6 +36,7 @@ final class StreamReader {
     private final String group;
     private final String consumer;
     private final int batchSize;
+    private final int perCommand;
     private final String count;
     private final String blockMillis;
     private final String claimMinIdleMillis;
@@ -47,7 +50,9 @@ final class StreamReader {
         this.group = config.group();
         this.consumer = consumer;
         this.batchSize = Math.max(1, config.batchSize());
-        this.count = Integer.toString(batchSize);
+        // a read never asks for more than a batch
+        this.perCommand = Math.min(batchSize, Math.max(1, config.entriesPerCommand()));
+        this.count = Integer.toString(perCommand);
         this.blockMillis = Long.toString(Math.max(1, config.block().toMillis()));
         this.claimMinIdleMillis = Long.toString(config.claimMinIdle().toMillis());
         this.deleteRelayed = config.deleteRelayed();
@@ -73,14 +78,37 @@ final class StreamReader {
         }
     }
 
-    /** This consumer's own pending entries after {@code id} (a restart with the same consumer name), no blocking. */
+    /** Up to {@code entries-per-command} of this consumer's own pending entries after {@code id} (a restart with the same consumer name), no blocking. */
     List<StreamEntry> readOwnPending(String after) {
-        return read(after, false);
+        return read(after, false, count);
     }
 
-    /** Entries never delivered to the group; waits up to {@code block} for some when {@code block}. */
+    /**
+     * Up to {@code batch-size} entries never delivered to the group, in reads of at most
+     * {@code entries-per-command}: only the first waits up to {@code block} (when {@code block}), the
+     * next ones follow while the previous came back full. Between two reads Redis serves the engine.
+     */
     List<StreamEntry> readNew(boolean block) {
-        return read(">", block);
+        List<StreamEntry> first = read(">", block, count);
+        if (first.size() < perCommand || batchSize == perCommand) {
+            return first;
+        }
+        List<StreamEntry> batch = new ArrayList<>(batchSize);
+        batch.addAll(first);
+        try {
+            int asked;
+            List<StreamEntry> next;
+            do {
+                asked = Math.min(perCommand, batchSize - batch.size());
+                next = read(">", false, asked == perCommand ? count : Integer.toString(asked));
+                batch.addAll(next);
+            } while (next.size() == asked && batch.size() < batchSize);
+        } catch (RuntimeException e) {
+            // what was read is delivered to this consumer: send it now rather than leave it to XAUTOCLAIM;
+            // the next read meets the failure again
+            LOG.debugf("%s: read failed after %d entries (%s); sending those", stream, batch.size(), e);
+        }
+        return batch;
     }
 
     /**
@@ -88,10 +116,10 @@ final class StreamReader {
      * {@code [[stream, entries]]}, RESP3 {@code {stream: entries}}, null when BLOCK timed out; an
      * entry is {@code [id, [field, value, ...]]}, or {@code [id, nil]} when trimmed while pending.
      */
-    private List<StreamEntry> read(String from, boolean block) {
+    private List<StreamEntry> read(String from, boolean block, String n) {
         Response reply = block
-                ? raw("XREADGROUP", "GROUP", group, consumer, "COUNT", count, "BLOCK", blockMillis, "STREAMS", stream, from)
-                : raw("XREADGROUP", "GROUP", group, consumer, "COUNT", count, "STREAMS", stream, from);
+                ? raw("XREADGROUP", "GROUP", group, consumer, "COUNT", n, "BLOCK", blockMillis, "STREAMS", stream, from)
+                : raw("XREADGROUP", "GROUP", group, consumer, "COUNT", n, "STREAMS", stream, from);
         if (reply == null || reply.size() == 0) {
             return List.of();
         }
@@ -117,19 +145,23 @@ final class StreamReader {
         // scans, whatever their idle time, and lists their ids here
         Response deleted = reply.size() > 2 ? reply.get(2) : null;
         List<StreamEntry> claimed = entries(reply.get(1));
-        return new Claimed(claimed, deleted, claimed.size() >= batchSize && !"0-0".equals(claimCursor));
+        return new Claimed(claimed, deleted, claimed.size() >= perCommand && !"0-0".equals(claimCursor));
     }
 
     /**
-     * XACK of {@code ids} in one command, then XDEL of the same ids. XACK first: an entry deleted while
-     * still pending would be reported deleted by XAUTOCLAIM and counted lost. If the relay stops between
-     * the two, the acknowledged entries stay until {@code MAXLEN} trims them: nothing is published twice.
+     * XACK of {@code ids}, then XDEL of the same ids, {@code entries-per-command} ids per command. XACK
+     * first: an entry deleted while still pending would be reported deleted by XAUTOCLAIM and counted
+     * lost. If the relay stops between the two, the acknowledged entries stay until {@code MAXLEN} trims
+     * them: nothing is published twice. A failure part-way is retried whole by the caller; XACK and XDEL
+     * of ids already done answer 0 and change nothing.
      */
     void ack(List<String> ids) {
-        String[] entryIds = ids.toArray(String[]::new);
-        streams.xack(stream, group, entryIds);
-        if (deleteRelayed) {
-            streams.xdel(stream, entryIds);
+        for (int from = 0; from < ids.size(); from += perCommand) {
+            String[] chunk = ids.subList(from, Math.min(ids.size(), from + perCommand)).toArray(String[]::new);
+            streams.xack(stream, group, chunk);
+            if (deleteRelayed) {
+                streams.xdel(stream, chunk);
+            }
         }
     }
 
@@ -151,20 +183,20 @@ final class StreamReader {
      * them alone while Kafka is slow or away. Best effort: a failure only makes a takeover possible.
      */
     void heartbeat(List<StreamEntry> entries) {
-        if (entries.isEmpty()) {
-            return;
-        }
-        List<String> args = new ArrayList<>(entries.size() + 6);
-        args.add(stream);
-        args.add(group);
-        args.add(consumer);
-        args.add("0");
-        for (StreamEntry e : entries) {
-            args.add(e.id);
-        }
-        args.add("JUSTID");
         try {
-            redis.execute("XCLAIM", args.toArray(String[]::new));
+            for (int from = 0; from < entries.size(); from += perCommand) {
+                List<StreamEntry> chunk = entries.subList(from, Math.min(entries.size(), from + perCommand));
+                List<String> args = new ArrayList<>(chunk.size() + 6);
+                args.add(stream);
+                args.add(group);
+                args.add(consumer);
+                args.add("0");
+                for (StreamEntry e : chunk) {
+                    args.add(e.id);
+                }
+                args.add("JUSTID");
+                redis.execute("XCLAIM", args.toArray(String[]::new));
+            }
         } catch (RuntimeException e) {
             LOG.debugf("%s: heartbeat XCLAIM failed: %s", stream, e);
         }

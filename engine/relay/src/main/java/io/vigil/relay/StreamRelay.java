@@ -16,8 +16,10 @@ import org.jboss.logging.Logger;
  * reclaim, heartbeat, XACK), the {@link SendWindow} (batches sent to Kafka and awaiting the broker)
  * and the {@link DeadLetterPolicy} (what is never published, and where it goes).
  *
- * <p>Per batch: read, let the policy settle what cannot be published, send the rest, and once the
- * broker has answered every record of the batch, XACK exactly the acknowledged entries in one command.
+ * <p>Per batch: read (several XREADGROUPs of at most {@code entries-per-command} while the stream has
+ * more, up to {@code batch-size}), let the policy settle what cannot be published, send the rest, and
+ * once the broker has answered every record of the batch, XACK exactly the acknowledged entries
+ * ({@code entries-per-command} per XACK and XDEL: ADR 0022).
  * Entries Kafka could not take (broker down) stay in hand and are re-sent with backoff; the worker keeps
  * them claimed meanwhile (XCLAIM JUSTID, which does not count as a delivery) so an outage never
  * dead-letters good events. On start the worker first re-reads its own pending entries (a restart with
@@ -228,7 +230,7 @@ final class StreamRelay implements Runnable {
 
     /**
      * Waits until the broker answered every record of the oldest batch (keeping all in-hand entries
-     * claimed meanwhile), XACKs the acknowledged ones in one command, dead-letters records the broker
+     * claimed meanwhile), XACKs the acknowledged ones, dead-letters records the broker
      * rejects for good, and re-sends the rest until they land. False when interrupted.
      */
     private boolean completeOldest() {

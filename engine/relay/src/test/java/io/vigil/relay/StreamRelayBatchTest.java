@@ -9,14 +9,21 @@ import io.quarkus.redis.datasource.stream.StreamRange;
 import io.quarkus.redis.datasource.stream.XPendingArgs;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.vigil.testing.redis.RedisServer;
 import jakarta.inject.Inject;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.NetworkException;
@@ -38,6 +45,8 @@ import org.junit.jupiter.api.Test;
 class StreamRelayBatchTest {
 
     static final String GROUP = "vigil-relay";
+    /** How SLOWLOG ends the arguments of a command with more than 32. */
+    private static final Pattern MORE_ARGUMENTS = Pattern.compile("\\.\\.\\. \\((\\d+) more arguments\\)");
 
     @Inject
     RedisDataSource redis;
@@ -80,11 +89,17 @@ class StreamRelayBatchTest {
 
     /** The injected settings with a different batch size, window and linger. */
     private RelayConfig with(int batchSize, int batchesInFlight, Duration linger) {
+        return with(batchSize, batchesInFlight, linger, config.entriesPerCommand());
+    }
+
+    /** The injected settings with a different batch size, window, linger and entries per Redis command. */
+    private RelayConfig with(int batchSize, int batchesInFlight, Duration linger, int entriesPerCommand) {
         return (RelayConfig) Proxy.newProxyInstance(RelayConfig.class.getClassLoader(), new Class<?>[] {RelayConfig.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "batchSize" -> batchSize;
                     case "batchesInFlight" -> batchesInFlight;
                     case "linger" -> linger;
+                    case "entriesPerCommand" -> entriesPerCommand;
                     default -> method.invoke(config, args);
                 });
     }
@@ -215,6 +230,108 @@ class StreamRelayBatchTest {
         }
         await("all XACKed", () -> metrics.published.count() == 9);
         assertThat(pending(stream)).isZero();
+    }
+
+    /**
+     * A backlog of several batches: Kafka gets batches of {@code batch-size} in stream order, each XACKed
+     * only once the broker answered all of it, while no Redis command reads, acknowledges, deletes or
+     * claims more than {@code entries-per-command} entries (ADR 0022). Every command the worker sent is
+     * read back from Redis' own SLOWLOG (threshold 0: all of them, with their arguments).
+     */
+    @Test
+    void a_backlog_goes_out_in_large_batches_while_each_redis_command_touches_few_entries() throws Exception {
+        String stream = "test:bounded";
+        int perCommand = 20;
+        List<String> ids = append(stream, "bounded", 250);
+        MockProducer<String, byte[]> kafka = manualProducer();
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        RedisServer server = RelayTestResources.redis;
+        server.command("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        server.command("CONFIG", "SET", "slowlog-max-len", "100000");
+        server.command("SLOWLOG", "RESET");
+        try {
+            start(stream, "bounded-worker", with(100, 2, Duration.ZERO, perCommand), kafka, metrics);
+
+            // two batches of 100 sent (a window of 2), none answered: nothing acknowledged
+            await("two batches in flight", () -> kafka.history().size() == 200);
+            assertThat(pending(stream)).isEqualTo(200);
+            for (int i = 0; i < 99; i++) {
+                kafka.completeNext();
+            }
+            // 99 of the first batch answered: still nothing acknowledged, and no third batch (window full)
+            Thread.sleep(300);
+            assertThat(pending(stream)).isEqualTo(200);
+            assertThat(kafka.history()).hasSize(200);
+            kafka.completeNext();
+            await("the first batch XACKed", () -> metrics.published.count() == 100);
+            await("the rest of the backlog sent", () -> kafka.history().size() == 250);
+            assertThat(pendingIds(stream)).containsExactlyElementsOf(ids.subList(100, 250));
+            while (kafka.completeNext()) {
+                // answer everything left
+            }
+            await("all XACKed", () -> metrics.published.count() == 250);
+            assertThat(pending(stream)).isZero();
+            assertThat(streams().xlen(stream)).as("relayed entries deleted").isZero();
+
+            // in stream order, and in batches of 100 although every read took at most 20
+            assertThat(kafka.history()).extracting(r -> eventId(r.value()))
+                    .containsExactlyElementsOf(IntStream.range(0, 250).mapToObj(i -> "bounded-" + i).toList());
+            assertThat(metrics.batchEntries.max()).isEqualTo(100);
+
+            List<List<String>> commands = commandsOn(server, stream);
+            Map<String, Integer> most = new TreeMap<>();
+            Map<String, Integer> total = new TreeMap<>();
+            for (List<String> c : commands) {
+                String name = c.get(0).toUpperCase(Locale.ROOT);
+                int touched = switch (name) {
+                    case "XREADGROUP", "XAUTOCLAIM" -> Integer.parseInt(c.get(c.indexOf("COUNT") + 1));
+                    case "XACK" -> c.size() - 3;         // XACK stream group id...
+                    case "XDEL" -> c.size() - 2;         // XDEL stream id...
+                    case "XCLAIM" -> c.size() - 6;       // XCLAIM stream group consumer min-idle id... JUSTID
+                    default -> 0;
+                };
+                most.merge(name, touched, Math::max);
+                total.merge(name, touched, Integer::sum);
+            }
+            assertThat(most).as("most entries per command").containsKeys("XREADGROUP", "XACK", "XDEL")
+                    .allSatisfy((name, n) -> assertThat(n).as(name).isLessThanOrEqualTo(perCommand));
+            assertThat(total.get("XACK")).as("ids XACKed").isEqualTo(250);
+            assertThat(total.get("XDEL")).as("ids deleted").isEqualTo(250);
+        } finally {
+            server.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+            server.command("SLOWLOG", "RESET");
+        }
+    }
+
+    private static String eventId(byte[] event) {
+        String json = new String(event, StandardCharsets.UTF_8);
+        int at = json.indexOf("\"event_id\":\"") + "\"event_id\":\"".length();
+        return json.substring(at, json.indexOf('"', at));
+    }
+
+    /**
+     * The commands SLOWLOG recorded that name {@code key}, oldest first, each as its arguments. SLOWLOG
+     * keeps at most 32 arguments, the last then reading "... (N more arguments)": those are counted
+     * back in as placeholders, so a long XACK still shows its true length.
+     */
+    private static List<List<String>> commandsOn(RedisServer server, String key) {
+        List<?> log = (List<?>) server.command("SLOWLOG", "GET", "-1");
+        List<List<String>> out = new ArrayList<>();
+        for (int i = log.size() - 1; i >= 0; i--) {
+            List<String> args = new ArrayList<>();
+            for (Object a : (List<?>) ((List<?>) log.get(i)).get(3)) {
+                args.add(String.valueOf(a));
+            }
+            Matcher more = MORE_ARGUMENTS.matcher(args.get(args.size() - 1));
+            if (more.matches()) {
+                args.remove(args.size() - 1);
+                args.addAll(Collections.nCopies(Integer.parseInt(more.group(1)), "…"));
+            }
+            if (args.contains(key)) {
+                out.add(args);
+            }
+        }
+        return out;
     }
 
     /**

@@ -14,6 +14,16 @@ public interface VelocityStore {
 
     CompletionStage<VelocityResults> check(VelocityRequest request);
 
+    /**
+     * A warm-up request (readiness): the same work as {@link #check}, writes included, but on state
+     * apart from every real key, so that no real counter moves. A store that keeps no such state
+     * answers it read-only.
+     */
+    default CompletionStage<VelocityResults> checkWarmUp(VelocityRequest request) {
+        return check(request.readOnly() ? request
+                : new VelocityRequest(request.transactionId(), request.checks(), true));
+    }
+
     VelocityStore NONE = request -> java.util.concurrent.CompletableFuture.completedFuture(
             VelocityResults.unavailable("no velocity store configured"));
 }

@@ -73,6 +73,8 @@ public class DecisionPath {
     private final RulesetRegistry rulesets;
     private final VelocityStore velocity;
     private final DecisionSink sink;
+    /** Where warm-up decisions' events go: the same code, a stream nothing relays (set by {@link #warm}). */
+    private volatile DecisionSink warmUpSink = DecisionSink.NOWHERE;
     private final Settings settings;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final EngineMetrics metrics;
@@ -150,18 +152,38 @@ public class DecisionPath {
         req.answer(req.answerOf(settings.shedDecision, EngineMode.DEGRADED, EngineErrorCode.LOAD_SHED, null, 0), false);
     }
 
+    /** Opens the sink's warm-up place (its writer starts); before the first {@link #warm}. */
+    public void startWarmUp() {
+        warmUpSink = sink.warmUp();
+    }
+
     /**
-     * A warm-up decision (readiness, docs/adr/0010-velocity-limiter.md): the very path of
-     * {@link #evaluate} — ruleset pick, prepare, the velocity round trip within the deadline, decide —
-     * but with read-only velocity (no counter, marker or TTL written), no decision event, and its answer
-     * metrics recorded in a registry apart that is never exported, so it leaves no trace in velocity,
-     * Kafka or the SLO.
+     * Ends the warm-up's events: what is queued is written, then deleted ({@link DecisionSink#endWarmUp}).
+     * Answers how many warm-up events were written.
+     */
+    public long endWarmUp() {
+        warmUpSink = DecisionSink.NOWHERE;
+        return sink.endWarmUp();
+    }
+
+    /**
+     * A warm-up decision (readiness, docs/adr/0020-warm-up-depth.md): the very path of
+     * {@link #evaluate} — outbox reservation, ruleset pick, prepare, the velocity round trip with its
+     * writes within the deadline, decide, the event — but apart from everything real: velocity on the
+     * store's warm-up keys ({@link VelocityStore#checkWarmUp}), the event to the sink's warm-up stream
+     * ({@link DecisionSink#warmUp}, nothing relays it), the answer metrics in a registry that is never
+     * exported. No trace in velocity, Kafka or the SLO.
      */
     public void warm(EvaluationType type, Transaction txn, Outcome callerDecision, Reply reply) {
         long now = System.nanoTime();
         Request req = new Request(type, txn, callerDecision, now, System.currentTimeMillis(), 0, reply);
         req.warm = true;
         inFlight.incrementAndGet();
+        if (!warmUpSink.reserve()) {
+            warmUpMetrics.shedForOutbox(type);
+            shed(req);
+            return;
+        }
         req.run();
     }
 
@@ -181,7 +203,7 @@ public class DecisionPath {
         long timerId = -1;
         /** When the deadline timer is due ({@link System#nanoTime()}); how late it runs tells the engine from Redis. */
         long timerDueNanos;
-        /** A warm-up decision: read-only velocity, no event, answer metrics in {@link #warmUpMeters} only. */
+        /** A warm-up decision: velocity on warm-up keys, its event to the warm-up sink, answer metrics in {@link #warmUpMeters} only. */
         boolean warm;
         /** 0 until the velocity wait ended (answer, failure or timer); the first to flip it decides. */
         volatile int velocityDone;
@@ -206,7 +228,7 @@ public class DecisionPath {
             VelocityRequest velocityRequest;
             try {
                 pending = ruleset.compiled().prepare(txn, type);
-                velocityRequest = warm ? pending.readOnlyVelocityRequest() : pending.velocityRequest();
+                velocityRequest = pending.velocityRequest();
             } catch (RuntimeException e) {
                 evaluationFailed(e);
                 return;
@@ -228,7 +250,7 @@ public class DecisionPath {
             velocityStart = System.nanoTime();
             CompletionStage<VelocityResults> stage;
             try {
-                stage = velocity.check(velocityRequest);
+                stage = warm ? velocity.checkWarmUp(velocityRequest) : velocity.check(velocityRequest);
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }
@@ -314,30 +336,27 @@ public class DecisionPath {
             if (admitted) {
                 inFlight.decrementAndGet();
             }
-            if (warm) {
-                warmUpMetrics.answered(record);
-                reply.send(record);
-                return;
-            }
+            EngineMetrics m = warm ? warmUpMetrics : metrics;
             try {
-                metrics.answered(record);
+                m.answered(record);
                 reply.send(record);
             } finally {
                 // even when the reply failed (the caller may still have the answer): the reserved place
                 // is used, or it would be lost to the queue for good
-                queue(record, admitted);
+                queue(record, admitted, m);
             }
         }
 
-        private void queue(DecisionRecord record, boolean admitted) {
+        private void queue(DecisionRecord record, boolean admitted, EngineMetrics m) {
+            DecisionSink to = warm ? warmUpSink : sink;
             try {
                 if (admitted) {
-                    sink.offerReserved(record);
+                    to.offerReserved(record);
                 } else {
-                    sink.offer(record);
+                    to.offer(record);
                 }
             } catch (RuntimeException e) {
-                metrics.sinkError();
+                m.sinkError();
                 LOG.debugf(e, "decision sink refused %s", record.decisionId());
             }
         }

@@ -22,4 +22,24 @@ public interface DecisionSink {
     default void offerReserved(DecisionRecord record) {
         offer(record);
     }
+
+    /**
+     * Where warm-up decisions go (readiness, docs/adr/0020-warm-up-depth.md): the same code as real
+     * decisions' events, into a place nothing publishes. By default nowhere.
+     */
+    default DecisionSink warmUp() {
+        return NOWHERE;
+    }
+
+    /**
+     * Ends {@link #warmUp}: waits (bounded) for what it holds to be written, then deletes it. Answers
+     * how many warm-up events it had written.
+     */
+    default long endWarmUp() {
+        return 0;
+    }
+
+    /** Drops every record. */
+    DecisionSink NOWHERE = record -> {
+    };
 }

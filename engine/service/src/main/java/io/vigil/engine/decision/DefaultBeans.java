@@ -25,7 +25,6 @@ public class DefaultBeans {
     @DefaultBean
     @ApplicationScoped
     DecisionSink noDecisionSink() {
-        return record -> {
-        };
+        return DecisionSink.NOWHERE;
     }
 }

@@ -10,7 +10,20 @@ import io.vigil.engine.decision.DecisionSink;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.Request;
+import io.vigil.stream.DecisionStreams;
 import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 /**
@@ -24,23 +37,64 @@ public class OutboxSink implements DecisionSink {
 
     private static final Logger LOG = Logger.getLogger(OutboxSink.class);
 
+    /** Suffix of the warm-up's stream: the relay reads only the configured stream's shards. */
+    public static final String WARM_UP_STREAM = ":warm-up";
+
     private final OutboxConfig config;
     private final Outbox outbox;
+    /**
+     * The warm-up's outbox (docs/adr/0020-warm-up-depth.md): the same classes, event encoder and Redis
+     * client as the real one, its own queue, writer and stream ({@code <stream>:warm-up}), metrics in a
+     * registry nobody scrapes. Null when the outbox is disabled.
+     */
+    private final Outbox warmUpOutbox;
+    private final Redis redis;
+    private final DecisionSink warmUpSink;
 
     OutboxSink(OutboxConfig config, MeterRegistry registry, @RedisClientName("outbox") Instance<Redis> redis) {
         this.config = config;
         if (config.enabled()) {
-            StreamAppender appender = new RedisStreamAppender(redis.get(), config.stream(), config.streams(),
-                    config.maxLength(), config.writeTimeout());
-            outbox = new Outbox(config.queueCapacity(), config.batchSize(), config.streams(), config.linger(),
-                    config.retryBackoffMin(), config.retryBackoffMax(), appender,
-                    new DecisionEvents(hostName(), PersonalData.of(
-                            config.personalData().hashFields().orElse(java.util.List.of()),
-                            config.personalData().dropFields().orElse(java.util.List.of()),
-                            config.personalData().hashKeyFile().orElse(null))), registry);
+            this.redis = redis.get();
+            DecisionEvents events = new DecisionEvents(hostName(), PersonalData.of(
+                    config.personalData().hashFields().orElse(java.util.List.of()),
+                    config.personalData().dropFields().orElse(java.util.List.of()),
+                    config.personalData().hashKeyFile().orElse(null)));
+            outbox = outbox(config.stream(), events, registry);
+            warmUpOutbox = outbox(warmUpStream(), events, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            warmUpSink = new DecisionSink() {
+                @Override
+                public void offer(DecisionRecord record) {
+                    warmUpOutbox.offer(record);
+                }
+
+                @Override
+                public boolean reserve() {
+                    return warmUpOutbox.reserve();
+                }
+
+                @Override
+                public void offerReserved(DecisionRecord record) {
+                    warmUpOutbox.offerReserved(record);
+                }
+            };
         } else {
+            this.redis = null;
             outbox = null;
+            warmUpOutbox = null;
+            warmUpSink = NOWHERE;
         }
+    }
+
+    private Outbox outbox(String stream, DecisionEvents events, MeterRegistry registry) {
+        StreamAppender appender = new RedisStreamAppender(redis, stream, config.streams(), config.maxLength(),
+                config.writeTimeout());
+        return new Outbox(config.queueCapacity(), config.batchSize(), config.streams(), config.linger(),
+                config.retryBackoffMin(), config.retryBackoffMax(), appender, events, registry);
+    }
+
+    /** The base name of the warm-up's stream(s). */
+    public String warmUpStream() {
+        return config.stream() + WARM_UP_STREAM;
     }
 
     void start(@Observes StartupEvent event) {
@@ -56,8 +110,43 @@ public class OutboxSink implements DecisionSink {
 
     void stop(@Observes ShutdownEvent event) {
         if (outbox != null) {
+            warmUpOutbox.stop(Duration.ZERO);
             outbox.stop(config.shutdownTimeout());
         }
+    }
+
+    @Override
+    public DecisionSink warmUp() {
+        if (warmUpOutbox != null) {
+            warmUpOutbox.start();
+        }
+        return warmUpSink;
+    }
+
+    /**
+     * Stops the warm-up's writer once its queue is written (at most the shutdown timeout), then deletes
+     * the warm-up stream(s). A failed delete is logged: the stream is capped (MAXLEN) and nothing reads it.
+     */
+    @Override
+    public long endWarmUp() {
+        if (warmUpOutbox == null) {
+            return 0;
+        }
+        warmUpOutbox.stop(config.shutdownTimeout());
+        // one DEL per stream: in a cluster the shards are on different slots
+        List<Future<Response>> deleted = new ArrayList<>();
+        for (String stream : DecisionStreams.shards(warmUpStream(), config.streams())) {
+            deleted.add(redis.send(Request.cmd(Command.DEL).arg(stream)));
+        }
+        try {
+            Future.all(deleted).toCompletionStage().toCompletableFuture()
+                    .get(config.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warnf("warm-up: its stream %s was not deleted (%s); nothing reads it", warmUpStream(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return warmUpOutbox.xaddOk();
     }
 
     @Override

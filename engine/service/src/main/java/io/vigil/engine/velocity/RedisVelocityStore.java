@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The velocity store on Redis: {@link VelocityScriptClient} behind a {@link VelocityGuard} (circuit
@@ -82,6 +83,8 @@ public class RedisVelocityStore implements VelocityStore {
     private final AtomicInteger circuitState = new AtomicInteger(0);
     private final AtomicBoolean answered = new AtomicBoolean();
     private final AtomicLong lastAnsweredMillis = new AtomicLong();
+    private final WarmUpKeys warmUpKeys = new WarmUpKeys();
+    private final LongAdder warmUpWrites = new LongAdder();
     private Timer writeRoundTrip;
     private Timer readRoundTrip;
     private Counter redisErrors;
@@ -220,6 +223,41 @@ public class RedisVelocityStore implements VelocityStore {
 
     @Override
     public CompletionStage<VelocityResults> check(VelocityRequest request) {
+        return check(request, null);
+    }
+
+    /**
+     * The warm-up's call (docs/adr/0020-warm-up-depth.md): the real path, guard, scripts, writes and
+     * metrics included, on the warm-up's stand-ins of the keys ({@link WarmUpKeys}), which
+     * {@link #endWarmUp} deletes.
+     */
+    @Override
+    public CompletionStage<VelocityResults> checkWarmUp(VelocityRequest request) {
+        if (!request.readOnly()) {
+            warmUpWrites.increment();
+        }
+        return check(request, warmUpKeys);
+    }
+
+    /** Velocity calls in flight (admitted, not yet answered or expired). */
+    public int inFlight() {
+        return guard.inFlight();
+    }
+
+    /** Warm-up velocity calls that wrote (to warm-up keys). */
+    public long warmUpWrites() {
+        return warmUpWrites.sum();
+    }
+
+    /**
+     * Deletes the warm-up's keys (those named so far); completes with how many, or exceptionally when
+     * Redis refused. Call it once the warm-up's calls were answered.
+     */
+    public CompletionStage<Integer> endWarmUp() {
+        return warmUpKeys.unlink(redis, "cluster".equalsIgnoreCase(clientType)).toCompletionStage();
+    }
+
+    private CompletionStage<VelocityResults> check(VelocityRequest request, WarmUpKeys namespace) {
         long start = System.nanoTime();
         VelocityGuard.Call admitted = guard.admit(start);
         if (admitted == VelocityGuard.CIRCUIT_OPEN) {
@@ -232,7 +270,7 @@ public class RedisVelocityStore implements VelocityStore {
         }
         CompletionStage<double[]> call;
         try {
-            call = client.run(request, clock.millis());
+            call = client.run(request, clock.millis(), namespace);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }

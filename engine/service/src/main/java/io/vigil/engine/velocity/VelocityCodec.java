@@ -29,9 +29,10 @@ final class VelocityCodec {
 
     /**
      * {@code EVALSHA sha numkeys marker (hash distinct-set...)... now mode} and the values
-     * ({@code EVAL} with the script's text when {@code eval}: after NOSCRIPT).
+     * ({@code EVAL} with the script's text when {@code eval}: after NOSCRIPT). With {@code warmUp}, every
+     * key is its warm-up stand-in (real traffic: null).
      */
-    Request encode(VelocityRequest request, VelocityPlan.Call call, long now, boolean eval) {
+    Request encode(VelocityRequest request, VelocityPlan.Call call, long now, boolean eval, WarmUpKeys warmUp) {
         boolean generated = call.script != null;
         LuaScript script = generated ? call.script : VelocityScripts.GENERIC;
         Request r = Request.cmd(eval ? Command.EVAL : Command.EVALSHA)
@@ -43,13 +44,13 @@ final class VelocityCodec {
         for (int g = 0; g < tags.length; g++) {
             tags[g] = groups.get(g).tag(request);
         }
-        r.arg(VelocityKeys.markerKey(tags[0], groups.get(0).rulesetKey, request.transactionId()));
+        r.arg(key(VelocityKeys.markerKey(tags[0], groups.get(0).rulesetKey, request.transactionId()), warmUp));
         for (int g = 0; g < tags.length; g++) {
             VelocityPlan.Group group = groups.get(g);
-            r.arg(VelocityKeys.velocityKey(tags[g], group.rulesetKey));
+            r.arg(key(VelocityKeys.velocityKey(tags[g], group.rulesetKey), warmUp));
             for (VelocityPlan.Check c : group.checks) {
                 if (c.distinctKeySuffix != null) {
-                    r.arg("veld:{" + tags[g] + c.distinctKeySuffix);
+                    r.arg(key("veld:{" + tags[g] + c.distinctKeySuffix, warmUp));
                 }
             }
         }
@@ -82,6 +83,10 @@ final class VelocityCodec {
             }
         }
         return r;
+    }
+
+    private static String key(String real, WarmUpKeys warmUp) {
+        return warmUp == null ? real : warmUp.name(real);
     }
 
     /** Sums travel and are kept as integers of 1/10,000 (exact running totals; docs/velocity.md). */

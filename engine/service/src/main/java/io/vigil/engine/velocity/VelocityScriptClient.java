@@ -106,6 +106,14 @@ public final class VelocityScriptClient {
      * the caller's deadline bounds the wait.
      */
     public CompletionStage<double[]> run(VelocityRequest request, long nowMillis) {
+        return run(request, nowMillis, null);
+    }
+
+    /**
+     * {@link #run(VelocityRequest, long)} on the warm-up's stand-ins of the keys ({@code warmUp}; null:
+     * the real keys): the same scripts, encoding and replies, on keys no real transaction reads.
+     */
+    public CompletionStage<double[]> run(VelocityRequest request, long nowMillis, WarmUpKeys warmUp) {
         if (request.checks().isEmpty()) {
             return CompletableFuture.completedFuture(new double[0]);
         }
@@ -116,10 +124,10 @@ public final class VelocityScriptClient {
         AtomicInteger pending = calls == 1 ? null : new AtomicInteger(calls);
         for (VelocityPlan.Call call : plan.calls) {
             keysTouched.add(call.keys);
-            transport.send(codec.encode(request, call, nowMillis, false))
+            transport.send(codec.encode(request, call, nowMillis, false, warmUp))
                     .recover(err -> isNoScript(err)
                             // EVAL runs it and caches it on the node that owns the keys
-                            ? transport.send(codec.encode(request, call, nowMillis, true))
+                            ? transport.send(codec.encode(request, call, nowMillis, true, warmUp))
                             : Future.failedFuture(err))
                     .onComplete(ar -> {
                         if (ar.failed()) {

@@ -1,5 +1,7 @@
 package io.vigil.engine.warmup;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.LaunchMode;
@@ -20,8 +22,10 @@ import io.vigil.engine.http.AnswerJson;
 import io.vigil.engine.http.CallerDecision;
 import io.vigil.engine.http.JsonWriter;
 import io.vigil.engine.ruleset.RulesetRegistry;
+import io.vigil.engine.outbox.OutboxSink;
 import io.vigil.engine.velocity.RedisVelocityStore;
 import io.vigil.engine.velocity.VelocityConfig;
+import io.vigil.engine.velocity.WarmUpKeys;
 import io.vigil.rules.eval.EngineMode;
 import io.vigil.rules.eval.EvaluationType;
 import io.vigil.rules.eval.Outcome;
@@ -35,8 +39,10 @@ import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -50,10 +56,16 @@ import org.jboss.logging.Logger;
  * script cache: at least {@code vigil.engine.warm-up.decisions}, then until
  * {@code normal-streak} in a row were answered NORMAL within the deadline (or {@code max-duration}).
  *
- * <p>No trace: velocity is read-only (no counter, marker or TTL written; keys of synthetic cards and
- * devices named {@code vigil-warm-up-…} are only read), no decision event reaches the outbox or Kafka,
- * and answer metrics are recorded only in a registry that is never exported (so their code is compiled
- * too). Velocity round-trip metrics do include these calls.
+ * <p>To the depth of real traffic, without a trace (docs/adr/0020-warm-up-depth.md): velocity calls
+ * write, as real ones do, but on the store's warm-up keys ({@code vigil-warm-up:}-prefixed, which no
+ * real key can be); decision events take the outbox's code (reservation, encoding, the writer's
+ * pipelined XADD on its Redis connection) into a stream of their own ({@code <stream>:warm-up}) that
+ * the relay never reads; answer metrics go to a registry that is never exported. Both the keys and the
+ * stream are deleted before ready. Velocity round-trip metrics do include these calls.
+ *
+ * <p>Bounded: {@code max-duration} for the decisions, then the outbox's shutdown timeout and the
+ * velocity timeout for the clean-up; one log line says what ran and how long it took, and the gauge
+ * {@code vigil_warm_up_seconds} keeps it.
  */
 @ApplicationScoped
 public class WarmUp {
@@ -80,6 +92,10 @@ public class WarmUp {
     AuthConfig auth;
     @Inject
     WarmUpToken token;
+    @Inject
+    MeterRegistry meters;
+    @Inject
+    Instance<OutboxSink> sinks;
 
     private final TransactionReader reader = new TransactionReader();
     private volatile State state = State.WAITING;
@@ -87,6 +103,12 @@ public class WarmUp {
     private volatile int normalInARow;
     private volatile int httpDecisionsRun;
     private volatile Thread thread;
+    private boolean cleanedUp;
+    private volatile long velocityWrites;
+    private volatile long velocityKeysDeleted;
+    private volatile long outboxEntries;
+    /** How long the warm-up took, clean-up included (s); 0 until it ended. */
+    private volatile double seconds;
 
     enum State { WAITING, RUNNING, DONE, OFF }
 
@@ -95,6 +117,9 @@ public class WarmUp {
             state = State.OFF;
             return;
         }
+        Gauge.builder("vigil.warm.up.seconds", this, w -> w.seconds)
+                .description("How long the warm-up before readiness took, clean-up included (0 until it ended)")
+                .register(meters);
         Thread t = new Thread(this::run, "vigil-warm-up");
         t.setDaemon(true);
         thread = t;
@@ -124,6 +149,21 @@ public class WarmUp {
         return httpDecisionsRun;
     }
 
+    /** Warm-up velocity calls that wrote (to warm-up keys). */
+    long velocityWrites() {
+        return velocityWrites;
+    }
+
+    /** Warm-up keys deleted when the warm-up ended. */
+    long velocityKeysDeleted() {
+        return velocityKeysDeleted;
+    }
+
+    /** Warm-up decision events the outbox's writer appended to the warm-up stream (deleted since). */
+    long outboxEntries() {
+        return outboxEntries;
+    }
+
     /** Warm-up answers whose metrics were recorded, in a registry apart from the exported one. */
     long answersRecordedApart() {
         return decisions.warmUpAnswersRecorded();
@@ -150,12 +190,14 @@ public class WarmUp {
                 Thread.sleep(50);
             }
             state = State.RUNNING;
+            decisions.startWarmUp();
             Context context = vertx.getOrCreateContext();
             Semaphore slots = new Semaphore(Math.max(1, settings.concurrency()));
             AtomicInteger streak = new AtomicInteger();
             int i = 0;
             while (i < settings.decisions() || streak.get() < settings.normalStreak()) {
                 if (System.nanoTime() > deadline) {
+                    slots.acquire(Math.max(1, settings.concurrency())); // answered, before the clean-up
                     LOG.warnf("warm-up: %d decisions in %s, the last %d in a row NORMAL (target %d); ready anyway",
                             i, settings.maxDuration(), streak.get(), settings.normalStreak());
                     return;
@@ -169,13 +211,56 @@ public class WarmUp {
             slots.acquire(Math.max(1, settings.concurrency())); // the last ones answered
             normalInARow = streak.get();
             int overHttp = throughTheDataPort(settings, deadline);
-            LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port), the last %d in a row NORMAL; ready",
-                    i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, streak.get());
+            cleanUp();
+            LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port), the last %d in a row NORMAL;"
+                            + " %d velocity writes on %d warm-up keys and %d events in %s, then deleted; ready",
+                    i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, streak.get(),
+                    velocityWrites, velocityKeysDeleted, outboxEntries, outboxStream());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            if (state == State.RUNNING) {
+                cleanUp(); // the time-out and interrupt paths: still nothing left behind
+            }
+            seconds = (System.nanoTime() - start) / 1e9;
             state = State.DONE;
         }
+    }
+
+    /**
+     * Deletes what the warm-up wrote: its outbox stream (after its writer wrote what it held) and its
+     * velocity keys. Runs once, after every warm-up decision was answered; each step is bounded (the
+     * outbox's shutdown timeout, the velocity timeout).
+     */
+    private void cleanUp() {
+        if (cleanedUp) {
+            return;
+        }
+        cleanedUp = true;
+        outboxEntries = decisions.endWarmUp();
+        if (!velocityConfig.enabled()) {
+            return;
+        }
+        RedisVelocityStore store = velocityStore.get();
+        velocityWrites = store.warmUpWrites();
+        try {
+            // a call answered by its deadline may still be on its way to Redis: let it land first
+            long until = System.nanoTime() + velocityConfig.timeout().toNanos();
+            while (store.inFlight() > 0 && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            velocityKeysDeleted = store.endWarmUp().toCompletableFuture()
+                    .get(Math.max(1000, velocityConfig.timeout().toMillis()), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warnf("warm-up: its velocity keys (%s*) were not all deleted (%s); they expire with their windows",
+                    WarmUpKeys.PREFIX, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private String outboxStream() {
+        return sinks.isResolvable() ? sinks.get().warmUpStream() : "no stream (outbox off)";
     }
 
     /**

@@ -23,6 +23,9 @@ public class WarmUpReadiness implements HealthCheck {
                 .withData("normal_in_a_row", warmUp.normalInARow())
                 .withData("http_decisions", warmUp.httpDecisionsRun())
                 .withData("answers_recorded_apart", warmUp.answersRecordedApart())
+                .withData("velocity_writes", warmUp.velocityWrites())
+                .withData("velocity_keys_deleted", warmUp.velocityKeysDeleted())
+                .withData("outbox_entries", warmUp.outboxEntries())
                 .build();
     }
 }

@@ -138,6 +138,42 @@ abstract class VelocityScriptContract {
         return run(now, check)[0];
     }
 
+    /**
+     * Warm-up calls (docs/adr/0020-warm-up-depth.md) run the real scripts with their writes, on keys no
+     * real transaction reads: the real counters, distinct sets and markers do not move, and once the
+     * warm-up's keys are unlinked none of them is left.
+     */
+    @Test
+    void warmUpWritesTouchNoRealKeyAndAreDeleted() throws Exception {
+        WarmUpKeys warmUp = new WarmUpKeys();
+        VelocityCheck c = count("card-1m", "card-W", 60);
+        VelocityCheck d = distinct("merchants-1h", "card-W", 3600, "m-warm");
+        VelocityRequest first = new VelocityRequest("vigil-warm-up-1", List.of(c, d), false);
+        VelocityRequest second = new VelocityRequest("vigil-warm-up-2", List.of(c, d), false);
+        assertThat(join(client.run(first, T0, warmUp))).containsExactly(1, 1);
+        assertThat(join(client.run(second, T0 + 1, warmUp))).as("the warm-up wrote: its second call counts 2")
+                .containsExactly(2, 1);
+
+        String tag = VelocityKeys.tag("card_hash", "card-W");
+        List<String> real = List.of(VelocityKeys.velocityKey(tag, RS),
+                VelocityKeys.distinctKey(tag, RS, VelocityKeys.wireId(d)),
+                VelocityKeys.markerKey(tag, RS, "vigil-warm-up-1"), VelocityKeys.markerKey(tag, RS, "vigil-warm-up-2"));
+        for (String key : real) {
+            assertThat((Long) command(key, "EXISTS", key)).as("real key %s", key).isZero();
+            assertThat((Long) command(key, "EXISTS", WarmUpKeys.PREFIX + key)).as("its warm-up key").isEqualTo(1);
+        }
+        assertThat(warmUp.size()).isEqualTo(real.size());
+        assertThat(one(T0 + 2, c)).as("the real counter starts from zero").isEqualTo(1);
+
+        assertThat(warmUp.unlink(shared, cluster()).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS))
+                .isEqualTo(real.size());
+        for (String key : real) {
+            assertThat((Long) command(key, "EXISTS", WarmUpKeys.PREFIX + key)).as("warm-up key of %s deleted", key).isZero();
+        }
+        assertThat((Long) command(real.get(0), "EXISTS", real.get(0))).as("the real counter kept").isEqualTo(1);
+        assertThat(warmUp.size()).isZero();
+    }
+
     @Test
     void countsSlideOverBucketEdgesAndExpire() {
         VelocityCheck c = count("card-1m", "card-A", 60); // 6 s buckets

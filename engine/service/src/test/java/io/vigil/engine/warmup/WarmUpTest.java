@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Ready means warm: the engine reports ready only after its synthetic decisions ran through the real
- * path against a real Redis, and they leave no trace: no velocity key, no decision event (the outbox is
- * on, on the same Redis), no answer in the metrics. The first real decisions after that are NORMAL and
+ * path against a real Redis, velocity writes and the outbox's XADDs included, and they leave no trace:
+ * no velocity key, no stream entry (the outbox is on, on the same Redis), no answer in the metrics. The first real decisions after that are NORMAL and
  * counted: a sequence on one card declines from the rule's threshold on, not one later.
  */
 @QuarkusTest
@@ -91,7 +91,13 @@ class WarmUpTest {
         assertThat(warmUp.get("data").get("answers_recorded_apart").asLong())
                 .isGreaterThanOrEqualTo(DECISIONS + HTTP_DECISIONS);
 
-        assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream written").isEqualTo(0L);
+        // The warm-up wrote velocity and decision events (the branches real traffic takes), on keys and a
+        // stream of its own, and deleted them before ready: an empty Redis means no real key or stream
+        // was ever written (nothing here deletes those) and nothing of the warm-up's is left.
+        assertThat(warmUp.get("data").get("velocity_writes").asLong()).as("velocity writes ran").isPositive();
+        assertThat(warmUp.get("data").get("velocity_keys_deleted").asLong()).as("on warm-up keys, deleted").isPositive();
+        assertThat(warmUp.get("data").get("outbox_entries").asLong()).as("XADDs to the warm-up stream ran").isPositive();
+        assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream left").isEqualTo(0L);
         String metrics = Management.given().get("/q/metrics").then().extract().asString();
         assertThat(sum(metrics, "vigil_evaluate_seconds_count")).as("no answer recorded").isZero();
         assertThat(sum(metrics, "vigil_outbox_offered_total")).as("no decision event").isZero();

@@ -5,7 +5,14 @@
 # make run and needs no lock. Load is written straight into the stream by a fixed-rate XADD generator
 # (environments/local/bench/relay-xadd.py: engine-shaped events, no engine). Per window: relay and
 # broker CPU from /proc/<pid>/stat (utime+stime) over the events the relay published
-# (vigil_relay_published_total), and the load average before and after.
+# (vigil_relay_published_total), Redis CPU per event (the generator's XADDs included, the same for every
+# variant), Redis' own view of the relay's commands (INFO commandstats usec_per_call and the longest
+# single run from SLOWLOG: how long one command held single-threaded Redis, and so every velocity call
+# behind it; ADR 0022), and the load average before and after.
+#
+# After the rate windows, a backlog window: the relay is stopped (SIGSTOP) while BENCH_RELAY_BACKLOG
+# events are written, then resumed and timed until it has published them all: the relay lagging, as
+# after a Kafka or relay restart, when its reads come back full.
 #
 # The broker is started once; the relay is started again for each variant, in the order given, so
 # variants alternate in one run on the same broker (A/B/A: name one variant twice).
@@ -17,6 +24,8 @@
 #   BENCH_SECONDS=30               seconds per window; BENCH_WARMUP_SECONDS=20 at 2,000/s first
 #   BENCH_KAFKA_PROPS="num.io.threads=2 num.network.threads=1"   extra broker settings (words)
 #   BENCH_THREADS=1                also CPU per thread (relay and broker, top 15) in the first rate window
+#   BENCH_RELAY_BACKLOG="4000x5"   backlog window: <events/s>x<seconds> written while the relay is stopped; 0 = none
+#   BENCH_SLOWLOG_US=100           SLOWLOG keeps commands slower than this (µs): "longest" below it reads "<100"
 #   BENCH_BUILD=0                  use the relay jar as it is (no Maven build)
 set -euo pipefail
 cd "${VIGIL_ROOT:-$(dirname "$0")/../../..}"
@@ -52,13 +61,19 @@ if [ -n "${BENCH_KAFKA_PROPS:-}" ]; then
   KAFKA_SETTINGS="$OUT/broker.properties"
 fi
 
-cleanup() { stop_relay >/dev/null 2>&1 || true; stop_kafka >/dev/null 2>&1 || true; stop_redis >/dev/null 2>&1 || true; }
+cleanup() { [ -z "${RP:-}" ] || kill -CONT "$RP" 2>/dev/null || true; stop_relay >/dev/null 2>&1 || true; stop_kafka >/dev/null 2>&1 || true; stop_redis >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 start_redis >/dev/null
 start_kafka >/dev/null
 KP=$(kafka_pid)
+DP=$(redis_pid)
 TICK=$(getconf CLK_TCK)
 GEN="$ROOT/environments/local/bench/relay-xadd.py"
+STATS="$ROOT/environments/local/bench/redis-stats.py"
+BACKLOG=${BENCH_RELAY_BACKLOG:-4000x5}
+SLOW_US=${BENCH_SLOWLOG_US:-100}
+redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-log-slower-than "$SLOW_US" >/dev/null
+redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-max-len 100000 >/dev/null
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # events the relay published so far; retried, since on a loaded machine a scrape can take seconds
@@ -81,10 +96,43 @@ threads() { # pid seconds
   join "$OUT/th0.$pid" "$OUT/th1.$pid" | awk -v t="$TICK" -v s="$s" '{printf "%8.1f ms/s  %s\n", ($4 - $2) * 1000 / t / s, $3}' \
     | sort -rn | head -15
 }
-# window <variant> <rate or 0 for idle>
+# the relay's commands in Redis over the window: "| calls / µs per call / longest µs |" per command
+redis_commands() { # variant label
+  python3 "$STATS" "$REDIS_PORT" report xreadgroup xack xdel xautoclaim xadd | awk -v v="$1" -v l="$2" -v t="$SLOW_US" '
+    { c[NR] = sprintf("%d / %s / %s", $2, $3, ($4 > 0 ? $4 : "<" t)); if ($1 != "xadd" && $4 > m) { m = $4; mc = $1 } }
+    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v, l, c[1], c[2], c[3], c[4], c[5], (m > 0 ? m " (" mc ")" : "<" t) }' \
+    >> "$OUT/commands.md"
+}
+# window <variant> <rate, 0 for idle, or "backlog">
 window() {
-  local v=$1 rate=$2 r0 k0 r1 k1 la0 la1 n0 n1 label tp=""
-  la0=$(cut -d' ' -f1-3 /proc/loadavg); n0=$(published); r0=$(ticks "$RP"); k0=$(ticks "$KP")
+  local v=$1 rate=$2 r0 k0 d0 r1 k1 d1 la0 la1 n0 n1 label tp="" s written t0 deadline
+  la0=$(cut -d' ' -f1-3 /proc/loadavg)
+  if [ "$rate" = backlog ]; then
+    # the relay stopped while the backlog is written; counted from its resumption to the last event published
+    n0=$(published)
+    kill -STOP "$RP"
+    written=$(python3 "$GEN" "$REDIS_PORT" "${BACKLOG%x*}" "${BACKLOG#*x}")
+    label="backlog $written"
+  fi
+  python3 "$STATS" "$REDIS_PORT" reset
+  if [ "$rate" = backlog ]; then
+    r0=$(ticks "$RP"); k0=$(ticks "$KP"); d0=$(ticks "$DP"); t0=$(date +%s%N)
+    kill -CONT "$RP"
+    deadline=$((SECONDS + 300))
+    until [ "$(published)" -ge $((n0 + written)) ] || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+    s=$(( ($(date +%s%N) - t0) / 1000000 ))
+    label="$label, drained in $s ms"
+    r1=$(ticks "$RP"); k1=$(ticks "$KP"); d1=$(ticks "$DP"); n1=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
+    redis_commands "$v" "$label"
+    awk -v v="$v" -v l="$label" -v r=$((r1 - r0)) -v k=$((k1 - k0)) -v d=$((d1 - d0)) -v t="$TICK" -v ms="$s" -v n=$((n1 - n0)) \
+        -v a="$la0" -v b="$la1" \
+      'BEGIN { printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s | %s → %s |\n", v, l, n, r * 1000 / t / (ms / 1000), k * 1000 / t / (ms / 1000),
+               (n > 0 ? sprintf("%.0f", r * 1e6 / t / n) : "—"), (n > 0 ? sprintf("%.0f", k * 1e6 / t / n) : "—"),
+               (n > 0 ? sprintf("%.0f", d * 1e6 / t / n) : "—"), a, b }' \
+      | tee -a "$OUT/results.md"
+    return
+  fi
+  n0=$(published); r0=$(ticks "$RP"); k0=$(ticks "$KP"); d0=$(ticks "$DP")
   if [ "$rate" -gt 0 ]; then
     label="$rate/s"
     if [ "${BENCH_THREADS:-0}" = 1 ] && [ -z "${THREADS_DONE:-}" ]; then
@@ -98,16 +146,20 @@ window() {
   fi
   sleep 1 # the last linger and the broker's answer
   [ -z "$tp" ] || wait "$tp"
-  r1=$(ticks "$RP"); k1=$(ticks "$KP"); n1=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
-  awk -v v="$v" -v l="$label" -v r=$((r1 - r0)) -v k=$((k1 - k0)) -v t="$TICK" -v s=$((SECS + 1)) -v n=$((n1 - n0)) \
+  r1=$(ticks "$RP"); k1=$(ticks "$KP"); d1=$(ticks "$DP"); n1=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
+  redis_commands "$v" "$label"
+  awk -v v="$v" -v l="$label" -v r=$((r1 - r0)) -v k=$((k1 - k0)) -v d=$((d1 - d0)) -v t="$TICK" -v s=$((SECS + 1)) -v n=$((n1 - n0)) \
       -v a="$la0" -v b="$la1" \
-    'BEGIN { printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s → %s |\n", v, l, n, r * 1000 / t / s, k * 1000 / t / s,
-             (n > 0 ? sprintf("%.0f", r * 1e6 / t / n) : "—"), (n > 0 ? sprintf("%.0f", k * 1e6 / t / n) : "—"), a, b }' \
+    'BEGIN { printf "| %s | %s | %d | %.1f | %.1f | %s | %s | %s | %s → %s |\n", v, l, n, r * 1000 / t / s, k * 1000 / t / s,
+             (n > 0 ? sprintf("%.0f", r * 1e6 / t / n) : "—"), (n > 0 ? sprintf("%.0f", k * 1e6 / t / n) : "—"),
+             (n > 0 ? sprintf("%.0f", d * 1e6 / t / n) : "—"), a, b }' \
     | tee -a "$OUT/results.md"
 }
 
-echo "| variant | window | events | relay ms CPU/s | Kafka ms CPU/s | relay µs/event | Kafka µs/event | load average before → after |" | tee "$OUT/results.md"
-echo "|---|---|---|---|---|---|---|---|" | tee -a "$OUT/results.md"
+echo "| variant | window | events | relay ms CPU/s | Kafka ms CPU/s | relay µs/event | Kafka µs/event | Redis µs/event (XADD included) | load average before → after |" | tee "$OUT/results.md"
+echo "|---|---|---|---|---|---|---|---|---|" | tee -a "$OUT/results.md"
+{ echo "| variant | window | XREADGROUP calls / µs per call / longest µs | XACK | XDEL | XAUTOCLAIM | XADD (generator) | longest relay command µs |"
+  echo "|---|---|---|---|---|---|---|---|"; } > "$OUT/commands.md"
 IFS=';' read -r -a VARIANT_LIST <<<"$VARIANTS"
 VI=0
 for spec in "${VARIANT_LIST[@]}"; do
@@ -121,8 +173,10 @@ for spec in "${VARIANT_LIST[@]}"; do
   THREADS_DONE=""
   window "$name" 0
   for rate in $RATES; do window "$name" "$rate"; done
+  [ "$BACKLOG" = 0 ] || window "$name" backlog
   stop_relay >/dev/null
 done
 for f in "$OUT"/threads-*.txt; do [ -f "$f" ] && { echo "== ${f##*/}"; cat "$f"; }; done
 rm -f "$OUT"/th[01].*
-echo "==> $OUT/results.md"
+echo; cat "$OUT/commands.md"
+echo "==> $OUT/results.md, $OUT/commands.md"

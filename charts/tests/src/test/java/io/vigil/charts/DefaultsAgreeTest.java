@@ -36,6 +36,7 @@ class DefaultsAgreeTest {
             "durability.stream.name,            " + RELAY + ",  vigil.relay.stream",
             "durability.stream.shards,          " + RELAY + ",  vigil.relay.streams",
             "durability.relay.batchSize,        " + RELAY + ",  vigil.relay.batch-size",
+            "durability.relay.entriesPerCommand, " + RELAY + ",  vigil.relay.entries-per-command",
             "durability.topic.name,             " + RELAY + ",  vigil.relay.topic",
     })
     void theCrdDefaultIsTheProcessDefault(String field, String propertiesFile, String property) throws IOException {

@@ -83,8 +83,17 @@ public class DurabilitySpec {
         @Default("1000")
         @Min(1)
         @Max(10000)
-        @JsonPropertyDescription("Entries read per XREADGROUP.")
+        @JsonPropertyDescription("Most entries per Kafka batch, gathered from several reads of entriesPerCommand.")
         public Integer batchSize = 1000;
+
+        // The relay's own default (vigil.relay.entries-per-command): bounds how long one command holds the
+        // Redis that velocity shares (ADR 0022).
+        @Default("100")
+        @Min(1)
+        @Max(10000)
+        @JsonPropertyDescription("Most entries one relay command reads, acknowledges or deletes in Redis (XREADGROUP COUNT, ids per XACK/XDEL):"
+                + " bounds how long the relay holds the Redis that velocity shares.")
+        public Integer entriesPerCommand = 100;
 
         public ResourceRequirements resources;
     }

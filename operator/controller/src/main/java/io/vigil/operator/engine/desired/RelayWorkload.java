@@ -42,6 +42,7 @@ public final class RelayWorkload {
         EngineWorkload.add(env, "VIGIL_RELAY_STREAMS", d.stream.shards);
         EngineWorkload.add(env, "VIGIL_RELAY_GROUP", CONSUMER_GROUP);
         EngineWorkload.add(env, "VIGIL_RELAY_BATCH_SIZE", d.relay.batchSize);
+        EngineWorkload.add(env, "VIGIL_RELAY_ENTRIES_PER_COMMAND", d.relay.entriesPerCommand);
         EngineWorkload.add(env, "VIGIL_RELAY_TOPIC", d.topic.name);
         EngineWorkload.add(env, "VIGIL_RELAY_BOOTSTRAP_SERVERS", KafkaCluster.bootstrapServers(fe));
         return env;

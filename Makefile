@@ -144,7 +144,7 @@ bench-engine-cpu: ## Engine CPU per request: no-op vs AUTH with durability on/of
 	@$(LOCAL)/bench-engine-cpu.sh
 
 .PHONY: bench-relay
-bench-relay: ## Relay and broker CPU µs per event at fixed XADD rates, own Redis + KRaft broker + relay on free ports, variants alternated (BENCH_RELAY_VARIANTS='a=<relay JVM opts>;b=...'; docs/performance.md)
+bench-relay: ## Relay, broker and Redis CPU µs per event at fixed XADD rates and draining a backlog, with Redis' µs per call and longest run of each relay command; own Redis + KRaft broker + relay on free ports, variants alternated (BENCH_RELAY_VARIANTS='a=<relay JVM opts>;b=...'; docs/performance.md, ADR 0022)
 	@$(LOCAL)/bench-relay.sh
 
 # ---- Durability: decisions -> Redis Streams -> relay -> Kafka (docs/durability.md) ----

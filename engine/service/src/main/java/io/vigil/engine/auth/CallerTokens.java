@@ -76,6 +76,7 @@ public final class CallerTokens {
     private final Cache<String, Verdict> verified;
     private final JwtConsumer consumer;
     private final Counter verifications;
+    private final Counter cacheLookups;
 
     CallerTokens(AuthConfig.Jwt config, CallerKeys keys, MeterRegistry registry, LongSupplier clock) {
         String issuer = config.issuer().filter(s -> !s.isBlank()).orElseThrow(
@@ -122,6 +123,9 @@ public final class CallerTokens {
         this.verifications = Counter.builder("vigil.auth.token.verifications")
                 .description("Tokens whose signature was checked (cache misses); the rest were answered from the cache")
                 .register(registry);
+        this.cacheLookups = Counter.builder("vigil.auth.token.cache.lookups")
+                .description("Token checks the table of recent tokens did not answer, looked up in the verified-token cache")
+                .register(registry);
         Gauge.builder("vigil.auth.token.cache.size", verified, Cache::estimatedSize)
                 .description("Verified tokens cached until they expire").register(registry);
     }
@@ -131,8 +135,7 @@ public final class CallerTokens {
         if (authorization == null) {
             return Verdict.refused(Refusal.MISSING);
         }
-        int h = authorization.hashCode();
-        int slot = (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
+        int slot = slotOf(authorization);
         // Two ways per set (slot and its neighbour): with one, two of a few hundred callers sharing a
         // slot evicted each other on every request and both paid Caffeine's lookup each time.
         Recent seen = recent[slot];
@@ -143,6 +146,7 @@ public final class CallerTokens {
         if (other != null && other.authorization().equals(authorization)) {
             return unexpired(other.verdict());
         }
+        cacheLookups.increment();
         Verdict hit = verified.getIfPresent(authorization);
         if (hit != null) {
             remember(slot, authorization, hit);
@@ -165,6 +169,12 @@ public final class CallerTokens {
             remember(slot, authorization, v);
         }
         return v;
+    }
+
+    /** The first way of the header's set in the table of recent tokens; its neighbour ({@code slot ^ 1}) is the second. */
+    static int slotOf(String authorization) {
+        int h = authorization.hashCode();
+        return (h ^ (h >>> 16)) & (RECENT_SLOTS - 1);
     }
 
     /** Into an empty way of the set, else over the way the hash's next bit picks (a cheap, stable choice). */

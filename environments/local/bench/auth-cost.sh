@@ -5,16 +5,25 @@
 # Velocity and the outbox are off, so the ratio is of the engine's HTTP + decision work alone (the
 # smallest denominator: JWT's share of a full durable decision is smaller still).
 #
-#   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=60s ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
+#   environments/local/bench/auth-cost.sh   (RATE=2000 DURATION=30s WARMUP=60s WARMUP_PARTS=2 ROUNDS=2 CALLERS=300 CONNS=32 TIMEOUT=5s)
 #
 # The summary also splits each window's engine CPU by thread group (/proc/<pid>/task): event loops
-# (HTTP, the auth check, the decision), GC, the JIT's compiler threads, the rest. 20 s after ready the
-# C2 compilers were still busy, more so with JWT (jose4j and Caffeine code met during the warm-up):
-# in the 2026-11-26 20:36 run they were +9 to +10 µs per decision of JWT's excess while the event
-# loops were not higher, hence the 60 s warm-up.
+# (HTTP, the auth check, the decision), GC, the JIT's compiler threads, the rest.
+#
+# The warm-up runs as WARMUP_PARTS generator runs, so the callers' connections close and new ones
+# open before the window as at its start. With one part, JWT's engine spent ~2 s of C2 time in the
+# window (21-24 µs per decision, 2026-11-26): an engine with caller authentication skips the data-port
+# phase of its own warm-up (WarmUp: its requests would be refused), so Netty's read/write/select paths
+# were compiled having seen one set of connections; the first turnover (the measured run's new
+# connections) hit class and branch checks compiled in (uncommon traps) and C2 recompiled those big
+# inlined methods. The off engine's own warm-up had already gone through connection open and close.
+# A one-off after ready, not a cost per request (ADR 0013, "2026-11-26 night").
 #
 # JFR=1 also records each engine phase with Java Flight Recorder (profile settings) into
 # $OUT/<phase>-<round>.jfr: `jfr view hot-methods <file>` shows where the CPU goes (where the JWT's share is).
+#
+# ENGINE_JAVA_OPTS adds JVM options to each engine, e.g. a compilation log per engine process:
+#   ENGINE_JAVA_OPTS='-Xlog:jit+compilation=debug,deoptimization=debug:file=/tmp/jit-%p.log'
 #
 # Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
 set -euo pipefail
@@ -22,6 +31,7 @@ ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 RATE=${RATE:-2000}
 DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-60s}
+WARMUP_PARTS=${WARMUP_PARTS:-2}
 ROUNDS=${ROUNDS:-2}
 CALLERS=${CALLERS:-300}
 CONNS=${CONNS:-32}
@@ -29,7 +39,9 @@ TIMEOUT=${TIMEOUT:-5s}
 OUT=${OUT:-$ROOT/.local/bench/auth-cost}
 APP=${APP:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 JFR=${JFR:-0}
+ENGINE_JAVA_OPTS=${ENGINE_JAVA_OPTS:-}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
+[[ $WARMUP =~ ^[0-9]+s$ ]] || { echo "auth-cost: WARMUP in seconds (60s), not $WARMUP" >&2; exit 2; }
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
 mkdir -p "$OUT"
 M2=${M2:-$HOME/.m2/repository}
@@ -64,7 +76,7 @@ phase() { # <name> <jwt: true|false> <round>
     VIGIL_VELOCITY_ENABLED=false VIGIL_OUTBOX_ENABLED=false \
     VIGIL_AUTH_DATA_JWT_ENABLED="$jwt" VIGIL_AUTH_DATA_REQUIRED_SCOPE=vigil.evaluate \
     VIGIL_AUTH_JWT_JWKS_FILE="$OUT/jwks.json" VIGIL_AUTH_JWT_ISSUER="$ISSUER" VIGIL_AUTH_JWT_AUDIENCE="$AUDIENCE" \
-    "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g "${jfr[@]}" -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
+    "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g "${jfr[@]}" $ENGINE_JAVA_OPTS -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
   ENGINE=$!
   for _ in $(seq 1 120); do
     curl -fs "http://127.0.0.1:$mport/q/health/ready" > /dev/null && break
@@ -72,8 +84,13 @@ phase() { # <name> <jwt: true|false> <round>
   done
   local tokens=()
   [[ $jwt == true ]] && tokens=(-tokens "$OUT/tokens.txt")
-  "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$WARMUP" \
-    -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" > /dev/null
+  # The warm-up in WARMUP_PARTS generator runs: each ends by closing its connections and the next opens
+  # new ones, as the measured run does, so that this is not first met (and compiled) in the window.
+  local part
+  for part in $(seq 1 "$WARMUP_PARTS"); do
+    "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" \
+      -duration "$(( ${WARMUP%s} / WARMUP_PARTS ))s" -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" > /dev/null
+  done
   echo "== $name round $round ($(uptime | sed 's/.*load average/load average/'))"
   threads "$ENGINE" > "$OUT/$name-$round.threads0"
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$DURATION" \

@@ -6,13 +6,20 @@
 #
 #   environments/local/bench/mtls-cost.sh        (COUNT=3000 HANDSHAKES=500)
 #
+# With RATE set, open loop with k6 (loadtests/k6/constant.js) instead of one request at a time: plain
+# HTTP and mutual TLS on keep-alive connections at RATE (the steady state), then mutual TLS with a new
+# connection per request (k6 --no-connection-reuse: a full handshake each) at HS_RATE, each phase after
+# its own WARMUP, engine CPU per answered request from /proc and the ratio against plain:
+#
+#   RATE=2000 environments/local/bench/mtls-cost.sh   (HS_RATE=100 WARMUP=45s DURATION=30s)
+#
 # Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 COUNT=${COUNT:-3000}
 HANDSHAKES=${HANDSHAKES:-500}
 OUT=${OUT:-$ROOT/.local/bench/mtls-cost}
-APP=$ROOT/engine/service/target/quarkus-app/quarkus-run.jar
+APP=${APP:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 JAVA=$JAVA_HOME/bin/java
 [[ -f $APP ]] || { echo "mtls-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
@@ -69,6 +76,52 @@ measure() { # <name> <mode> <count> [tls args...] : engine CPU µs per request
   after=$(cpu_ticks "$ENGINE")
   python3 -c "print(f'| $name | $n | $ok | {($after - $before) * 1e6 / $TCK / $n:.0f} |')"
 }
+
+if [[ -n ${RATE:-} ]]; then
+  HS_RATE=${HS_RATE:-100}
+  WARMUP=${WARMUP:-45s}
+  DURATION=${DURATION:-30s}
+  K6=$("$ROOT/environments/local/bin/tools.sh" path k6)
+  k6_run() { # <rate> <duration> <summary file> [k6 args] : open loop at the engine's URL (mutual TLS when it serves it)
+    local rate=$1 duration=$2 summary=$3 tls=(); shift 3
+    [[ $URL == https* ]] && tls=(CLIENT_CERT="$OUT/client.crt" CLIENT_KEY="$OUT/client.key" SSL_CERT_FILE="$OUT/ca.crt")
+    env "${tls[@]}" BASE_URL="${URL%/v1/evaluate/auth}" RATE="$rate" DURATION="$duration" SUMMARY_FILE="$summary" \
+      "$K6" run -q --no-thresholds "$@" "$ROOT/loadtests/k6/constant.js" > /dev/null 2>> "$OUT/k6.log" || true
+  }
+  rate_phase() { # <name> <rate> [k6 args] : prints name, requests, achieved /s, engine µs per request
+    local name=$1 rate=$2 before after; shift 2
+    k6_run "$rate" "$WARMUP" "$OUT/warmup.json" "$@"
+    before=$(cpu_ticks "$ENGINE")
+    k6_run "$rate" "$DURATION" "$OUT/$name.json" "$@"
+    after=$(cpu_ticks "$ENGINE")
+    python3 - "$OUT/$name.json" "$name" "$before" "$after" "$TCK" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); o = s["overall"]
+n = o["requests"]; us = (int(sys.argv[4]) - int(sys.argv[3])) * 1e6 / int(sys.argv[5]) / max(n, 1)
+print(f"{sys.argv[2]}\t{n}\t{o.get('rps') or 0:.0f}\t{us:.1f}\tfailed {o.get('failed_rate') or 0:.4f}, dropped {o.get('dropped_iterations', 0)}")
+PY
+  }
+  echo "mtls-cost: RATE=$RATE HS_RATE=$HS_RATE WARMUP=$WARMUP DURATION=$DURATION; before: $(uptime)"
+  rows=()
+  start_engine false
+  rows+=("$(rate_phase plain-keepalive "$RATE")")
+  stop_engine
+  start_engine true
+  rows+=("$(rate_phase mtls-keepalive "$RATE")")
+  rows+=("$(rate_phase mtls-handshake "$HS_RATE" --no-connection-reuse)")
+  stop_engine
+  echo "mtls-cost: after: $(uptime)"
+  printf '%s\n' "${rows[@]}" | python3 -c '
+import sys
+rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
+plain = float(rows[0][3])
+print("| phase | requests | achieved /s | engine CPU µs per request | / plain keep-alive | errors |")
+print("|---|---:|---:|---:|---:|---|")
+for name, n, rps, us, err in rows:
+    print(f"| {name} | {n} | {rps} | {float(us):.1f} | {float(us) / plain:.2f} | {err} |")
+'
+  exit 0
+fi
 
 echo "mtls-cost: before: $(uptime)"
 echo "| phase | requests | answered 200 | engine CPU µs per request |"

@@ -70,7 +70,8 @@ PROPS
       "${ASYNC_PATH[@]}" "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$KAFKA_DIR/server.properties" >> "$KAFKA_LOG" 2>&1
     fi
     echo "==> starting kafka (KRaft) on $KAFKA_BOOTSTRAP (data $KAFKA_DIR, log $KAFKA_LOG)"
-    start_background kafka "$KAFKA_PIDFILE" "$KAFKA_LOG" 90 kafka_port_open -- \
+    # VIGIL_KAFKA_START_TIMEOUT (s): a JVM start on a loaded 2-core machine can take longer than 90 s
+    start_background kafka "$KAFKA_PIDFILE" "$KAFKA_LOG" "${VIGIL_KAFKA_START_TIMEOUT:-90}" kafka_port_open -- \
       "${ASYNC_PATH[@]}" "$java" -Xmx512m -Xms64m -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" || return 1
   fi
   # creating the topic also waits until the broker serves (the Admin client retries)

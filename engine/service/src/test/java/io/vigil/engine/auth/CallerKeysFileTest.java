@@ -81,6 +81,13 @@ class CallerKeysFileTest {
         }
     }
 
+    /** Settings reading the key, published as jwks.json in this test's directory. */
+    private Settings readingFileOf(RsaJsonWebKey key) throws Exception {
+        Settings s = new Settings();
+        s.file = Optional.of(publish(key));
+        return s;
+    }
+
     /** The keys as jwks.json in this test's directory. */
     private Path publish(RsaJsonWebKey... keys) throws Exception {
         Path file = dir.resolve("jwks.json");
@@ -163,8 +170,7 @@ class CallerKeysFileTest {
     @Test
     void aSeenTokenIsNotVerifiedAgainAndIsRefusedOnceExpired() throws Exception {
         RsaJsonWebKey key = JwtIssuer.key("k");
-        Settings s = new Settings();
-        s.file = Optional.of(publish(key));
+        Settings s = readingFileOf(key);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis());
         try (CallerKeys keys = new CallerKeys(s, registry, System::currentTimeMillis)) {
@@ -205,8 +211,7 @@ class CallerKeysFileTest {
     @Test
     void twoTokensSharingASlotAreBothAnsweredByTheTableOfRecentTokens() throws Exception {
         RsaJsonWebKey key = JwtIssuer.key("k");
-        Settings s = new Settings();
-        s.file = Optional.of(publish(key));
+        Settings s = readingFileOf(key);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (CallerKeys keys = new CallerKeys(s, registry, System::currentTimeMillis)) {
             keys.start();

@@ -176,6 +176,10 @@ for port in data management; do
     row "valid caller (certificate + token)" data 200 "$(try "$CALLER")"
   else
     row "plain HTTP" management "not 2xx" "$(request -H "$(bearer "$READER")" "http://$mgmt:9081/rulesets")"
+    # No client certificate is asked here (ADR 0013, 5a): one from another CA is no credential either.
+    row "certificate from another CA, no token" management 401 \
+      "$(request --cert intruder.crt --key intruder.key "$MGMT/rulesets")"
+    row "valid token with the data scope only" management 403 "$(try "$CALLER")"
     row "reader: GET /rulesets" management 200 "$(try "$READER")"
     row "reader doing a change (activate)" management 403 \
       "$(request -X POST -H "$(bearer "$READER")" "$MGMT/rulesets/CARD_AUTH/activate/2")"

@@ -15,16 +15,23 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -104,7 +111,7 @@ class StreamRelayBatchTest {
                 });
     }
 
-    private StreamRelay start(String stream, String consumer, RelayConfig settings, MockProducer<String, byte[]> producer,
+    private StreamRelay start(String stream, String consumer, RelayConfig settings, Producer<String, byte[]> producer,
                               RelayMetrics metrics) {
         StreamRelay worker = new StreamRelay(stream, settings, consumer, redis, producer, metrics);
         Thread t = new Thread(worker, "test-worker-" + stream);
@@ -245,10 +252,7 @@ class StreamRelayBatchTest {
         List<String> ids = append(stream, "bounded", 250);
         MockProducer<String, byte[]> kafka = manualProducer();
         RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
-        RedisServer server = RelayTestResources.redis;
-        server.command("CONFIG", "SET", "slowlog-log-slower-than", "0");
-        server.command("CONFIG", "SET", "slowlog-max-len", "100000");
-        server.command("SLOWLOG", "RESET");
+        RedisServer server = recordEveryCommand();
         try {
             start(stream, "bounded-worker", with(100, 2, Duration.ZERO, perCommand), kafka, metrics);
 
@@ -278,29 +282,94 @@ class StreamRelayBatchTest {
                     .containsExactlyElementsOf(IntStream.range(0, 250).mapToObj(i -> "bounded-" + i).toList());
             assertThat(metrics.batchEntries.max()).isEqualTo(100);
 
-            List<List<String>> commands = commandsOn(server, stream);
-            Map<String, Integer> most = new TreeMap<>();
-            Map<String, Integer> total = new TreeMap<>();
-            for (List<String> c : commands) {
-                String name = c.get(0).toUpperCase(Locale.ROOT);
-                int touched = switch (name) {
-                    case "XREADGROUP", "XAUTOCLAIM" -> Integer.parseInt(c.get(c.indexOf("COUNT") + 1));
-                    case "XACK" -> c.size() - 3;         // XACK stream group id...
-                    case "XDEL" -> c.size() - 2;         // XDEL stream id...
-                    case "XCLAIM" -> c.size() - 6;       // XCLAIM stream group consumer min-idle id... JUSTID
-                    default -> 0;
-                };
-                most.merge(name, touched, Math::max);
-                total.merge(name, touched, Integer::sum);
-            }
-            assertThat(most).as("most entries per command").containsKeys("XREADGROUP", "XACK", "XDEL")
+            Touched touched = touched(server, stream);
+            assertThat(touched.most()).as("most entries per command").containsKeys("XREADGROUP", "XACK", "XDEL")
                     .allSatisfy((name, n) -> assertThat(n).as(name).isLessThanOrEqualTo(perCommand));
-            assertThat(total.get("XACK")).as("ids XACKed").isEqualTo(250);
-            assertThat(total.get("XDEL")).as("ids deleted").isEqualTo(250);
+            assertThat(touched.total().get("XACK")).as("ids XACKed").isEqualTo(250);
+            assertThat(touched.total().get("XDEL")).as("ids deleted").isEqualTo(250);
         } finally {
-            server.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
-            server.command("SLOWLOG", "RESET");
+            stopRecording(server);
         }
+    }
+
+    /**
+     * The same with the real KRaft broker and the relay's defaults (batches of 1,000, 100 entries per
+     * command): a backlog of 1,050 reaches Kafka whole, each card's events in stream order, the stream
+     * ends empty with nothing pending, and no command touched more than 100 entries.
+     */
+    @Test
+    void a_backlog_reaches_the_real_broker_whole_and_in_order_per_card_in_commands_of_at_most_100() throws Exception {
+        String stream = "test:backlog";
+        int n = 1050;
+        append(stream, "backlog", n);
+        RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry(), stream);
+        RedisServer server = recordEveryCommand();
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(relay.producerSettings(), new StringSerializer(),
+                new ByteArraySerializer());
+             KafkaTopicReader topic = new KafkaTopicReader(RelayTestResources.kafka.bootstrapServers(), RelayTestResources.TOPIC)) {
+            StreamRelay worker = start(stream, "backlog-worker", with(1000, 4, config.linger(), 100), producer, metrics);
+            Set<String> expected = IntStream.range(0, n).mapToObj(i -> "backlog-" + i).collect(Collectors.toSet());
+            assertThat(topic.awaitAll(expected, Duration.ofSeconds(120))).as("event ids missing from Kafka").isEmpty();
+            await("all XACKed", () -> metrics.published.count() >= n);
+            await("nothing pending", () -> pending(stream) == 0);
+            assertThat(streams().xlen(stream)).as("relayed entries deleted").isZero();
+            worker.stop(); // before the producer closes
+
+            // one card's events share a partition, in the order they were written (first copies)
+            Map<String, List<Integer>> orderByCard = new HashMap<>();
+            Set<String> seen = new HashSet<>();
+            for (ConsumerRecord<String, byte[]> r : topic.records) {
+                String id = TestEvents.eventIdOf(r.value());
+                if (expected.contains(id) && seen.add(id)) {
+                    orderByCard.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(Integer.parseInt(id.substring("backlog-".length())));
+                }
+            }
+            assertThat(orderByCard).hasSize(97).allSatisfy((card, order) -> assertThat(order).as(card).isSorted());
+
+            Touched touched = touched(server, stream);
+            assertThat(touched.most()).as("most entries per command").containsKeys("XREADGROUP", "XACK", "XDEL")
+                    .allSatisfy((name, most) -> assertThat(most).as(name).isLessThanOrEqualTo(100));
+            assertThat(touched.total().get("XACK")).as("ids XACKed").isGreaterThanOrEqualTo(n);
+        } finally {
+            stopRecording(server);
+        }
+    }
+
+    /** SLOWLOG with threshold 0 keeps every command with its arguments, until {@link #stopRecording}. */
+    private static RedisServer recordEveryCommand() {
+        RedisServer server = RelayTestResources.redis;
+        server.command("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        server.command("CONFIG", "SET", "slowlog-max-len", "100000");
+        server.command("SLOWLOG", "RESET");
+        return server;
+    }
+
+    private static void stopRecording(RedisServer server) {
+        server.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+        server.command("SLOWLOG", "RESET");
+    }
+
+    /** Per command name: the most entries one run touched, and the sum over all runs. */
+    private record Touched(Map<String, Integer> most, Map<String, Integer> total) {
+    }
+
+    /** What the commands SLOWLOG recorded on {@code key} touched: COUNT asked of a read or claim, ids of an XACK, XDEL or XCLAIM. */
+    private static Touched touched(RedisServer server, String key) {
+        Map<String, Integer> most = new TreeMap<>();
+        Map<String, Integer> total = new TreeMap<>();
+        for (List<String> c : commandsOn(server, key)) {
+            String name = c.get(0).toUpperCase(Locale.ROOT);
+            int entries = switch (name) {
+                case "XREADGROUP", "XAUTOCLAIM" -> Integer.parseInt(c.get(c.indexOf("COUNT") + 1));
+                case "XACK" -> c.size() - 3;         // XACK stream group id...
+                case "XDEL" -> c.size() - 2;         // XDEL stream id...
+                case "XCLAIM" -> c.size() - 6;       // XCLAIM stream group consumer min-idle id... JUSTID
+                default -> 0;
+            };
+            most.merge(name, entries, Math::max);
+            total.merge(name, entries, Integer::sum);
+        }
+        return new Touched(most, total);
     }
 
     private static String eventId(byte[] event) {

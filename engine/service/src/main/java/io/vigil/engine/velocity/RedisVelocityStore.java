@@ -239,9 +239,19 @@ public class RedisVelocityStore implements VelocityStore {
         return check(request, warmUpKeys);
     }
 
+    /** Velocity calls allowed in flight now (the adaptive limit). */
+    public int limit() {
+        return guard.limit();
+    }
+
     /** Velocity calls in flight (admitted, not yet answered or expired). */
     public int inFlight() {
         return guard.inFlight();
+    }
+
+    /** Warm-up keys not remembered for deletion (past {@link WarmUpKeys#MAX_REMEMBERED}): left to their TTL. */
+    public long warmUpKeysForgotten() {
+        return warmUpKeys.forgotten();
     }
 
     /** Warm-up velocity calls that wrote (to warm-up keys). */

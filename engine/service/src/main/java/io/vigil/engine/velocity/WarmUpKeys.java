@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The keys velocity writes of the warm-up go to (docs/adr/0020-warm-up-depth.md): every real key name
@@ -31,13 +32,30 @@ public final class WarmUpKeys {
     /** UNLINK commands sent at once. */
     static final int IN_FLIGHT = 64;
 
-    private final Set<String> written = ConcurrentHashMap.newKeySet();
+    /** Keys remembered for deletion at most: some 10 MB of names. */
+    static final int MAX_REMEMBERED = 100_000;
 
-    /** The warm-up key standing for {@code realKey}, remembered for {@link #unlink}. */
+    private final Set<String> written = ConcurrentHashMap.newKeySet();
+    private final LongAdder forgotten = new LongAdder();
+
+    /**
+     * The warm-up key standing for {@code realKey}, remembered for {@link #unlink} up to
+     * {@link #MAX_REMEMBERED} keys (one marker per warm-up transaction: a long warm-up would otherwise
+     * hold them all in the heap); those past it expire with their TTL, and are counted.
+     */
     String name(String realKey) {
         String key = PREFIX + realKey;
-        written.add(key);
+        if (written.size() < MAX_REMEMBERED) {
+            written.add(key);
+        } else if (!written.contains(key)) {
+            forgotten.increment();
+        }
         return key;
+    }
+
+    /** Warm-up keys named past {@link #MAX_REMEMBERED}: not deleted, left to their TTL. */
+    public long forgotten() {
+        return forgotten.sum();
     }
 
     /** Warm-up keys named so far and not yet deleted. */

@@ -71,6 +71,8 @@ import org.jboss.logging.Logger;
 public class WarmUp {
 
     private static final Logger LOG = Logger.getLogger(WarmUp.class);
+    /** The velocity keys' deletion waits at most this long (some 10,000 keys; a busy Redis took over 1 s). */
+    private static final long CLEAN_UP_MILLIS = 10_000;
     private static final String[] MCCS = {"5411", "7995", "5999", "4829", "6011", "5812", "5732"};
     private static final String[] COUNTRIES = {"DE", "US", "FR", "GB", "NL", "BR"};
     private static final String[] ENTRY_MODES = {"chip", "contactless", "ecommerce", "manual", "swipe"};
@@ -203,6 +205,7 @@ public class WarmUp {
                     return;
                 }
                 slots.acquire();
+                awaitVelocityRoom(slots, Math.max(1, settings.concurrency()), deadline);
                 int n = i++;
                 context.runOnContext(v -> decide(n, slots, streak));
                 decisionsRun = i;
@@ -228,6 +231,25 @@ public class WarmUp {
     }
 
     /**
+     * Holds the warm-up's decisions under way (this one included) to the velocity limiter's adaptive
+     * limit, waiting (polling, bounded by the warm-up's deadline) while they would exceed it. A call past
+     * the limit is shed at once: on a busy machine (the limit at its minimum, below the warm-up's
+     * concurrency) the loop otherwise spun through hundreds of thousands of instant DEGRADED answers,
+     * each resetting the NORMAL streak, none warming the Redis path (seen on the start bench at load 24,
+     * and in WarmUpTest with a limit of 4). The decisions under way are counted rather than the store's
+     * calls in flight: a dispatched decision reaches the store only when the event loop runs it.
+     */
+    private void awaitVelocityRoom(Semaphore slots, int concurrency, long deadline) throws InterruptedException {
+        if (!velocityConfig.enabled()) {
+            return;
+        }
+        RedisVelocityStore store = velocityStore.get();
+        while (concurrency - slots.availablePermits() > store.limit() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+    }
+
+    /**
      * Deletes what the warm-up wrote: its outbox stream (after its writer wrote what it held) and its
      * velocity keys. Runs once, after every warm-up decision was answered; each step is bounded (the
      * outbox's shutdown timeout, the velocity timeout).
@@ -243,6 +265,10 @@ public class WarmUp {
         }
         RedisVelocityStore store = velocityStore.get();
         velocityWrites = store.warmUpWrites();
+        if (store.warmUpKeysForgotten() > 0) {
+            LOG.warnf("warm-up: %d of its velocity keys (%s*) were not kept for deletion; they expire with their windows",
+                    store.warmUpKeysForgotten(), WarmUpKeys.PREFIX);
+        }
         try {
             // a call answered by its deadline may still be on its way to Redis: let it land first
             long until = System.nanoTime() + velocityConfig.timeout().toNanos();
@@ -250,7 +276,7 @@ public class WarmUp {
                 Thread.sleep(10);
             }
             velocityKeysDeleted = store.endWarmUp().toCompletableFuture()
-                    .get(Math.max(1000, velocityConfig.timeout().toMillis()), TimeUnit.MILLISECONDS);
+                    .get(CLEAN_UP_MILLIS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOG.warnf("warm-up: its velocity keys (%s*) were not all deleted (%s); they expire with their windows",
                     WarmUpKeys.PREFIX, e.toString());

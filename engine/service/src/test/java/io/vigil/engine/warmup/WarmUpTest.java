@@ -44,6 +44,11 @@ class WarmUpTest {
             c.put("vigil.engine.warm-up.decisions", Integer.toString(DECISIONS));
             c.put("vigil.engine.warm-up.normal-streak", "100");
             c.put("vigil.engine.warm-up.http-decisions", Integer.toString(HTTP_DECISIONS));
+            // The velocity limiter allows fewer calls in flight than the warm-up runs at once (16), as on a
+            // busy machine where the adaptive limit falls to its minimum: the warm-up must wait for room,
+            // not spin through instant DEGRADED answers that never make a NORMAL streak.
+            c.put("vigil.velocity.limit.min", "2");
+            c.put("vigil.velocity.limit.max", "4");
             return c;
         }
 

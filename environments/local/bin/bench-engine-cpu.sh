@@ -12,6 +12,7 @@
 #   BENCH_PROFILE=1 ...  also profiles each AUTH phase with async-profiler (CPU samples; the jar comes from
 #                        Maven Central through the Maven wrapper) and writes a summary by area and method
 #   BENCH_JFR=1 ...      also records a JFR profile of each AUTH phase and prints its hot methods
+#   BENCH_DURABILITY=on  only the engine with durability on (=off: only off; default both)
 #   BENCH_BUILD=0 ...    use the engine jar as it is (no Maven build)
 #   BENCH_JAR=<path>     another engine build's quarkus-run.jar (e.g. a baseline from a git worktree; implies
 #                        you built it)
@@ -198,8 +199,12 @@ measure() { # $1 = outbox enabled
 
 { echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD) $JAR; wrk -t1 -c$CONNECTIONS ${SECONDS_PER_PHASE}s/phase, $(nproc) cores";
   echo "# load before: $(uptime)"; } | tee "$OUT/results.txt"
-measure true
-measure false
+case "${BENCH_DURABILITY:-both}" in
+  on) measure true ;;
+  off) measure false ;;
+  both) measure true; measure false ;;
+  *) echo "ERROR: BENCH_DURABILITY must be on, off or both (got '$BENCH_DURABILITY')" >&2; exit 2 ;;
+esac
 echo "# load after: $(uptime)" | tee -a "$OUT/results.txt"
 awk '/^noop \(durability-on\)/ {n1=$7} /^auth \(durability-on\)/ {a1=$7}
      /^noop \(durability-off\)/ {n2=$7} /^auth \(durability-off\)/ {a2=$7}

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
 import io.vigil.rules.velocity.VelocityRequest;
 import io.vigil.rules.velocity.VelocityResults;
 import io.vigil.rules.velocity.VelocityStore;
@@ -71,6 +72,8 @@ public class RedisVelocityStore implements VelocityStore {
     InstantSource clock;
     @Inject
     MeterRegistry registry;
+    @Inject
+    VelocityRedisOptions redisOptions;
     @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone")
     String clientType;
 
@@ -97,7 +100,13 @@ public class RedisVelocityStore implements VelocityStore {
     @PostConstruct
     void init() {
         boolean cluster = "cluster".equalsIgnoreCase(clientType);
-        client = new VelocityScriptClient(vertx, redis, cluster, config.bucketsPerWindow(), config.distinctCap());
+        // Quarkus builds its Redis clients (and calls the customizer) at runtime init, before this bean
+        RedisOptions laneOptions = redisOptions.velocity();
+        if (laneOptions == null && !cluster) {
+            LOG.warn("velocity store: the Redis client's options were not seen; every call goes through the pooled client");
+        }
+        client = VelocityScriptClient.withLanes(vertx, redis, cluster, config.bucketsPerWindow(), config.distinctCap(),
+                laneOptions);
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
         VelocityConfig.Limit limit = config.limit();
         guard = new VelocityGuard(cb.requestVolume(), cb.failureRatio(), cb.delay().toNanos(), cb.successThreshold(),
@@ -131,6 +140,9 @@ public class RedisVelocityStore implements VelocityStore {
                 .register(registry);
         Gauge.builder("vigil.velocity.in.flight", guard, VelocityGuard::inFlight)
                 .description("Velocity calls in flight")
+                .register(registry);
+        Gauge.builder("vigil.velocity.connections", client, VelocityScriptClient::lanes)
+                .description("Event loops with a velocity connection of their own (one each once they sent a call)")
                 .register(registry);
         FunctionCounter.builder("vigil.velocity.keys.touched", client, VelocityScriptClient::keysTouched)
                 .description("Redis keys and arguments named by velocity script calls")

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vigil.rules.velocity.DistinctCap;
 import io.vigil.rules.velocity.VelocityRequest;
@@ -22,8 +23,8 @@ import java.util.concurrent.atomic.LongAdder;
  * velocity hash, groups into calls, cut into buckets by the {@link BucketLayout}), built once with its
  * generated scripts ({@link VelocityScripts}) and immutable after;</li>
  * <li>{@link VelocityCodec}: a call's arguments from the request's values, and its answers back;</li>
- * <li>{@link VelocityTransport}: writes the calls (batched per event-loop turn, or on the cluster
- * connection) and hands back the replies;</li>
+ * <li>{@link VelocityTransport}: writes the calls (batched per event-loop turn on that loop's own
+ * connection, or on the cluster connection) and hands back the replies;</li>
  * <li>this class: one request's calls, the NOSCRIPT retry, the answers put together.</li>
  * </ul>
  *
@@ -66,24 +67,34 @@ public final class VelocityScriptClient {
      * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
     public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap) {
-        this(vertx, redis, cluster, bucketsPerWindow, distinctCap, true);
+        this(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, null);
+    }
+
+    /**
+     * A client whose calls made on an event loop go out on that loop's own connection to the standalone
+     * Redis {@code laneOptions} describe (the pooled client's options; ignored for a cluster): what the
+     * engine runs (docs/adr/0021-velocity-connection-per-event-loop.md).
+     */
+    public static VelocityScriptClient withLanes(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
+                                                 int distinctCap, RedisOptions laneOptions) {
+        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, laneOptions);
     }
 
     /** A client that sends every call to the generic script (benchmarks compare it with generated scripts). */
     public static VelocityScriptClient generic(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
                                                int distinctCap) {
-        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, false);
+        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, false, null);
     }
 
     private VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap,
-                                 boolean generated) {
+                                 boolean generated, RedisOptions laneOptions) {
         DistinctCap.requireValid(distinctCap);
         this.vertx = vertx;
         this.buckets = new BucketLayout(bucketsPerWindow);
         this.distinctCap = distinctCap;
         this.plans = new VelocityPlans(buckets, cluster, distinctCap, generated);
         this.codec = new VelocityCodec(distinctCap);
-        this.transport = new VelocityTransport(redis, cluster);
+        this.transport = new VelocityTransport(vertx, redis, cluster, laneOptions);
     }
 
     /** How windows are cut into buckets. */
@@ -149,7 +160,12 @@ public final class VelocityScriptClient {
         return result;
     }
 
-    /** Closes the shared cluster connection, if any (the pooled client is closed by its owner). */
+    /** Event loops with a connection of their own so far (0 without lanes). */
+    public int lanes() {
+        return transport.lanes();
+    }
+
+    /** Closes the shared cluster connection and the event loops' connections (the pooled client is closed by its owner). */
     public void close() {
         transport.close();
     }

@@ -12,16 +12,20 @@ class StandaloneVelocityScriptTest extends VelocityScriptContract {
     @RegisterExtension
     static final RedisExtension REDIS = RedisExtension.standalone();
 
+    static RedisOptions options() {
+        return new RedisOptions()
+                .setConnectionString(REDIS.server().uri())
+                .setMaxPoolSize(8)
+                .setMaxPoolWaiting(4096)
+                .setMaxWaitingHandlers(4096);
+    }
+
     @Override
     Target target() {
         return new Target() {
             @Override
             public Redis open(Vertx vertx) {
-                return Redis.createClient(vertx, new RedisOptions()
-                        .setConnectionString(REDIS.server().uri())
-                        .setMaxPoolSize(8)
-                        .setMaxPoolWaiting(4096)
-                        .setMaxWaitingHandlers(4096));
+                return Redis.createClient(vertx, options());
             }
 
             @Override

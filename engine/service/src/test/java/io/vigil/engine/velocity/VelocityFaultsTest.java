@@ -84,6 +84,10 @@ class VelocityFaultsTest {
         assertThat(VelocityHttp.metric("vigil_velocity_round_trip_seconds_count")).isPositive();
         assertThat(VelocityHttp.metric("vigil_velocity_keys_touched_total")).isPositive();
         assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).isZero();
+        // an AUTH is decided on an event loop: its velocity call goes out on that loop's own connection
+        assertThat(auth(id("t"), id("card"), id("dev"), 5).mode()).isEqualTo("NORMAL");
+        assertThat(VelocityHttp.metric("vigil_velocity_connections"))
+                .as("event loops with their own velocity connection (docs/adr/0021)").isPositive();
     }
 
     @Test

@@ -36,6 +36,25 @@ class JsonWriterTest {
         }
     }
 
+    /** Keys, names and numbers are copied as bytes: each lands at the writer's position, also when the buffer grows. */
+    @Test
+    void keysNamesAndNumbersAreWrittenInPlaceWhileTheBufferGrows() throws Exception {
+        JsonWriter w = new JsonWriter(16).raw('{');
+        for (int i = 0; i < 300; i++) {
+            w.key("key_number_" + i).raw('[').number(i * 1_000_003L).comma().number(i + 0.25).comma()
+                    .name(i % 2 == 0 ? Thread.State.RUNNABLE : Thread.State.TIMED_WAITING).raw(']');
+        }
+        w.raw('}');
+        JsonNode n = JSON.readTree(w.toBytes());
+        assertThat(n.size()).isEqualTo(300);
+        for (int i = 0; i < 300; i++) {
+            JsonNode v = n.get("key_number_" + i);
+            assertThat(v.get(0).asLong()).isEqualTo(i * 1_000_003L);
+            assertThat(v.get(1).asDouble()).isEqualTo(i + 0.25);
+            assertThat(v.get(2).asText()).isEqualTo(i % 2 == 0 ? "RUNNABLE" : "TIMED_WAITING");
+        }
+    }
+
     @Test
     void decisionIdsAreVersion7AndOrderedByTime() throws Exception {
         String a = DecisionIds.next();

@@ -84,10 +84,13 @@ final class VelocityTransport {
      * request's duplicated context, whose locals belong to one request), so that its connection, and
      * every reply read on it, lives on this loop.
      */
-    private Lane openLane(ContextInternal context) {
+    private Turn openLane(ContextInternal context) {
         ContextInternal loop = context.unwrap();
         Redis[] client = new Redis[1];
         loop.dispatch(() -> client[0] = Redis.createClient(vertx, new RedisOptions(laneOptions)));
+        if (client[0] == null) {
+            return new Turn(); // the client could not be created (reported by Vert.x): this loop keeps the pool
+        }
         Lane lane = new Lane(client[0]);
         lanes.add(lane);
         return lane;

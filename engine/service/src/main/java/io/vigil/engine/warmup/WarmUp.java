@@ -10,6 +10,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
@@ -39,6 +40,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
@@ -72,6 +74,8 @@ import org.jboss.logging.Logger;
 public class WarmUp {
 
     private static final Logger LOG = Logger.getLogger(WarmUp.class);
+    /** The longest wait for one warm-up decision's answer. */
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(10);
     /** The velocity keys' deletion waits at most this long (some 10,000 keys; a busy Redis took over 1 s). */
     private static final long CLEAN_UP_MILLIS = 10_000;
     private static final String[] MCCS = {"5411", "7995", "5999", "4829", "6011", "5812", "5732"};
@@ -203,7 +207,7 @@ public class WarmUp {
             int i = 0;
             while (i < settings.decisions() || streak.get() < settings.normalStreak()) {
                 if (System.nanoTime() > deadline) {
-                    slots.acquire(Math.max(1, settings.concurrency())); // answered, before the clean-up
+                    awaitAnswers(slots, Math.max(1, settings.concurrency()), "in-process"); // before the clean-up
                     LOG.warnf("warm-up: %d decisions in %s, the last %d in a row NORMAL (target %d); ready anyway",
                             i, settings.maxDuration(), streak.get(), settings.normalStreak());
                     return;
@@ -219,7 +223,7 @@ public class WarmUp {
                 decisionsRun = i;
                 normalInARow = streak.get();
             }
-            slots.acquire(Math.max(1, settings.concurrency())); // the last ones answered
+            awaitAnswers(slots, Math.max(1, settings.concurrency()), "in-process"); // the last ones
             normalInARow = streak.get();
             int overHttp = throughTheDataPort(settings, deadline);
             cleanUp();
@@ -247,6 +251,18 @@ public class WarmUp {
      * and in WarmUpTest with a limit of 4). The decisions under way are counted rather than the store's
      * calls in flight: a dispatched decision reaches the store only when the event loop runs it.
      */
+    /**
+     * Waits for the warm-up's decisions under way to be answered, at most {@link #ANSWER_WAIT}: a
+     * warm-up must end in its time whatever happens to one of its decisions (the quiet start bench once
+     * saw one request through the data port never answered, and readiness waited for it for good).
+     */
+    private static void awaitAnswers(Semaphore slots, int concurrency, String phase) throws InterruptedException {
+        if (!slots.tryAcquire(concurrency, ANSWER_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+            LOG.warnf("warm-up: %d %s decisions not answered within %s; going on without them",
+                    concurrency - slots.availablePermits(), phase, ANSWER_WAIT);
+        }
+    }
+
     private void awaitVelocityRoom(Semaphore slots, int concurrency, long deadline) throws InterruptedException {
         if (!velocityConfig.enabled()) {
             return;
@@ -326,7 +342,9 @@ public class WarmUp {
                 int n = 1_000_000 + i;
                 boolean monitoring = monitoringTurn(n);
                 Buffer body = Buffer.buffer(body(n, monitoring));
-                client.request(HttpMethod.POST, monitoring ? DataRoutes.MONITORING : DataRoutes.AUTH)
+                client.request(new RequestOptions().setMethod(HttpMethod.POST)
+                                .setURI(monitoring ? DataRoutes.MONITORING : DataRoutes.AUTH)
+                                .setIdleTimeout(ANSWER_WAIT.toMillis()))
                         .compose(request -> request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                                 .putHeader(WarmUpToken.HEADER, token.value())
                                 .send(body))
@@ -341,7 +359,7 @@ public class WarmUp {
                             slots.release();
                         });
             }
-            slots.acquire(concurrency);
+            awaitAnswers(slots, concurrency, "data-port");
         } finally {
             client.close();
         }

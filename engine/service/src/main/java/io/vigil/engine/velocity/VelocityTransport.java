@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Standalone, with lane options: each event loop has its own {@link Lane}, one connection opened
  * on that loop (by a client of its own, since a Vert.x Redis client puts all its connections on the
  * event loop it was created on). A call and its reply then stay on the requesting loop: no task handed
- * to another loop and back, which cost ~20 % of the engine's CPU at 2,000 decisions/s with the one
- * pooled client (docs/adr/0021-velocity-connection-per-event-loop.md). The calls of one event-loop turn
- * go out together on the lane's connection, pipelined behind the turns still waiting for replies.
+ * to another loop and back, and no pooled connection leased per batch: together 9–11 % of the engine's
+ * CPU per decision with the one pooled client, indicative
+ * (docs/adr/0021-velocity-connection-per-event-loop.md). The calls of one event-loop turn go out
+ * together on the lane's connection, pipelined behind the turns still waiting for replies.
  * Without lane options (plain tests, benchmarks), and from threads that are not event loops (a
  * blocking handler: simulate, replay), calls go through the pooled client.
  *

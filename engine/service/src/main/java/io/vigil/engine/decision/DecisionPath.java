@@ -111,6 +111,11 @@ public class DecisionPath {
         return metrics;
     }
 
+    /** The warm-up's answer metrics, in a registry that is never exported. */
+    public EngineMetrics warmUpMetrics() {
+        return warmUpMetrics;
+    }
+
     public int inFlight() {
         return inFlight.get();
     }
@@ -340,6 +345,15 @@ public class DecisionPath {
             try {
                 m.answered(record);
                 reply.send(record);
+            } catch (RuntimeException e) {
+                // thrown inside the velocity store's completion (CompletableFuture.whenComplete) it would
+                // vanish without a trace, and the request stay unanswered without a word
+                m.unwritten(type, EngineMetrics.Unwritten.WRITE_FAILED);
+                long now = System.currentTimeMillis();
+                long last = lastErrorLog.get();
+                if (now - last >= 1000 && lastErrorLog.compareAndSet(last, now)) {
+                    LOG.errorf(e, "the answer to %s (transaction %s) could not be sent", type, txn.transactionId());
+                }
             } finally {
                 // even when the reply failed (the caller may still have the answer): the reserved place
                 // is used, or it would be lost to the queue for good

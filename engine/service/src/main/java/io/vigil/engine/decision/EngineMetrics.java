@@ -30,6 +30,7 @@ public final class EngineMetrics {
     private final Counter[] shed = new Counter[EvaluationType.values().length];
     private final Counter[] shedForOutbox = new Counter[EvaluationType.values().length];
     private final Counter sinkErrors;
+    private final Counter[][] unwritten = new Counter[EvaluationType.values().length][Unwritten.values().length];
     private final Counter deadlineMissedEngineLate;
     private final Counter deadlineMissedStoreSlow;
     private final MeterRegistry registry;
@@ -59,6 +60,13 @@ public final class EngineMetrics {
             shed[t.ordinal()] = Counter.builder("vigil.engine.load.shed")
                     .description("Requests shed before deciding (in-flight limit, or no room in the outbox), answered in-band with the shed decision")
                     .tags("endpoint", endpoint).register(registry);
+            for (Unwritten u : Unwritten.values()) {
+                unwritten[t.ordinal()][u.ordinal()] = Counter.builder("vigil.evaluate.unwritten")
+                        .description("Decided requests whose answer was not written: caller_gone (the connection was "
+                                + "closed before the answer), write_failed (writing it threw; the caller got a 500 if the "
+                                + "response was still open)")
+                        .tags("endpoint", endpoint, "reason", u.tag).register(registry);
+            }
             shedForOutbox[t.ordinal()] = Counter.builder("vigil.engine.load.shed.outbox")
                     .description("Requests shed before deciding because the outbox had no room for their event "
                             + "(also counted in vigil.engine.load.shed)")
@@ -106,6 +114,22 @@ public final class EngineMetrics {
                 shed[t].increment();
             }
         }
+    }
+
+    /** Why a decided request's answer was not written ({@code vigil_evaluate_unwritten_total}). */
+    public enum Unwritten {
+        CALLER_GONE("caller_gone"), WRITE_FAILED("write_failed");
+
+        final String tag;
+
+        Unwritten(String tag) {
+            this.tag = tag;
+        }
+    }
+
+    /** A decided request whose answer could not be written (not the hot path: a rare branch). */
+    public void unwritten(EvaluationType type, Unwritten reason) {
+        unwritten[type.ordinal()][reason.ordinal()].increment();
     }
 
     void shedForOutbox(EvaluationType type) {

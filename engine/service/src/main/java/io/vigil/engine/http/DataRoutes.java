@@ -60,6 +60,9 @@ public class DataRoutes {
     WarmUpToken warmUpToken;
 
     private final TransactionReader reader = new TransactionReader();
+    /** At most one stack trace a second when answers cannot be written. */
+    private final ClientErrors.RateLimitedLog writeFailureLog =
+            new ClientErrors.RateLimitedLog(System::nanoTime, java.util.concurrent.TimeUnit.SECONDS.toNanos(1));
 
     void init(@Observes Router router) {
         BodyHandler body = BodyHandler.create(false).setBodyLimit(config.engine().maxBodyBytes());
@@ -125,19 +128,43 @@ public class DataRoutes {
         HttpServerResponse response = ctx.response();
         String warmUp = ctx.request().getHeader(WarmUpToken.HEADER);
         if (warmUp != null && warmUpToken.matches(warmUp)) {
-            // the engine's own warm-up through this very route (WarmUp): no event, no velocity written
-            decisions.warm(type, txn, callerDecision, r -> answer(response, r, explain));
+            // the engine's own warm-up through this very route (WarmUp): its keys, its stream, its metrics
+            EngineMetrics apart = decisions.warmUpMetrics();
+            decisions.warm(type, txn, callerDecision, r -> answer(response, r, explain, apart, true));
             return;
         }
-        decisions.evaluate(type, txn, callerDecision, start, receivedAt, parseNanos, r -> answer(response, r, explain));
+        EngineMetrics metrics = decisions.metrics();
+        decisions.evaluate(type, txn, callerDecision, start, receivedAt, parseNanos, r -> answer(response, r, explain, metrics, false));
     }
 
-    private static void answer(HttpServerResponse response, DecisionRecord record, boolean explain) {
+    /**
+     * Writes the answer, or counts why it could not ({@code vigil_evaluate_unwritten_total}): every
+     * decided request ends in exactly one of the three. A warm-up answer not written is logged with its
+     * transaction, so that a warm-up request left unanswered names its path (issue 22).
+     */
+    private void answer(HttpServerResponse response, DecisionRecord record, boolean explain, EngineMetrics metrics,
+                        boolean warmUp) {
         if (response.closed() || response.ended()) {
-            return; // the caller went away; the decision still goes to the sink
+            // the caller went away; the decision still goes to the sink
+            metrics.unwritten(record.type(), EngineMetrics.Unwritten.CALLER_GONE);
+            if (warmUp) {
+                LOG.warnf("warm-up answer to %s (transaction %s) not written: the connection was %s", record.type(),
+                        record.transactionId(), response.closed() ? "closed" : "already answered");
+            }
+            return;
         }
-        JsonWriter w = AnswerJson.write(JsonWriter.get(), record, explain);
-        response.putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+        try {
+            JsonWriter w = AnswerJson.write(JsonWriter.get(), record, explain);
+            response.putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(w.toBuffer());
+        } catch (RuntimeException e) {
+            metrics.unwritten(record.type(), EngineMetrics.Unwritten.WRITE_FAILED);
+            if (writeFailureLog.admit() >= 0) {
+                LOG.errorf(e, "the answer to %s (transaction %s) could not be written", record.type(), record.transactionId());
+            }
+            if (!response.closed() && !response.ended()) {
+                Errors.send(response, 500, "INTERNAL_ERROR", "the answer could not be written", null);
+            }
+        }
     }
 
     private static boolean explain(HttpServerRequest request) {

@@ -22,6 +22,7 @@ public class WarmUpReadiness implements HealthCheck {
                 .withData("decisions", warmUp.decisionsRun())
                 .withData("normal_in_a_row", warmUp.normalInARow())
                 .withData("http_decisions", warmUp.httpDecisionsRun())
+                .withData("http_unanswered", warmUp.httpUnanswered())
                 .withData("answers_recorded_apart", warmUp.answersRecordedApart())
                 .withData("velocity_writes", warmUp.velocityWrites())
                 .withData("velocity_keys_deleted", warmUp.velocityKeysDeleted())

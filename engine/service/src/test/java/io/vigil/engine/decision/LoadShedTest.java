@@ -78,6 +78,44 @@ class LoadShedTest {
                 .containsPattern("vigil_engine_degraded_total\\{code=\"VELOCITY_UNAVAILABLE\",endpoint=\"auth\"} [2-9]");
     }
 
+    /**
+     * A caller that closes its connection while its decision waits for velocity: when the deadline answers,
+     * there is nobody to write to. The request still ends exactly once (in flight back to 0) and the
+     * unwritten answer is counted, not lost without a word.
+     */
+    @Test
+    void anAnswerWithNoCallerLeftIsCounted() throws Exception {
+        ScriptedVelocityStore.behave(ScriptedVelocityStore.Behaviour.NEVER_ANSWER);
+        int port = ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        double before = unwritten("caller_gone");
+        String body = "{\"transaction_id\":\"ls-gone\",\"card_hash\":\"c-ls\",\"amount\":5,\"merchant_category_code\":\"7995\"}";
+        try (java.net.Socket caller = new java.net.Socket("127.0.0.1", port)) {
+            caller.getOutputStream().write(("POST /v1/evaluate/auth HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            caller.getOutputStream().flush();
+            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (inFlight(client, port) < 1 && System.nanoTime() < giveUp) {
+                Thread.sleep(10);
+            }
+            assertThat(inFlight(client, port)).as("the decision waits for velocity").isEqualTo(1);
+        } // the caller is gone before the deadline (10 s) answers
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while ((inFlight(client, port) > 0 || unwritten("caller_gone") == before) && System.nanoTime() < giveUp) {
+            Thread.sleep(50);
+        }
+        assertThat(inFlight(client, port)).isZero();
+        assertThat(unwritten("caller_gone")).isEqualTo(before + 1);
+        assertThat(unwritten("write_failed")).isZero();
+    }
+
+    static double unwritten(String reason) {
+        String metrics = Management.given().when().get("/q/metrics").then().extract().asString();
+        var m = java.util.regex.Pattern.compile("(?m)^vigil_evaluate_unwritten_total\\{endpoint=\"auth\",reason=\"" + reason
+                + "\"} ([0-9.]+)$").matcher(metrics);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
     static HttpRequest velocityRequest(int port, String id) {
         return request(port, "{\"transaction_id\":\"" + id + "\",\"card_hash\":\"c-ls\",\"amount\":5,\"merchant_category_code\":\"7995\"}");
     }

@@ -1,0 +1,66 @@
+package io.vigil.engine.warmup;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A warm-up request through the data port that is never answered does not hold readiness: on the quiet
+ * machine (issue 22) one of 4,000 was never answered and readiness waited for it until the engine was
+ * killed. Here two are left unanswered on purpose (SwallowedWarmUpRequests): one with no answer at all,
+ * one with a response head and a body that never ends (past the request's idle timeout, which ends with
+ * the head). The warm-up must still end, count both and go on.
+ */
+@QuarkusTest
+@TestProfile(WarmUpUnansweredTest.Profile.class)
+class WarmUpUnansweredTest {
+
+    static final int HTTP_DECISIONS = 60;
+
+    public static class Profile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> c = new HashMap<>();
+            c.put("vigil.rulesets.dir", Path.of("src/test/resources/velocity-rulesets").toAbsolutePath().toString());
+            c.put("vigil.velocity.enabled", "true");
+            c.put("vigil.engine.deadline", "500ms");
+            c.put("vigil.outbox.enabled", "true");
+            c.put("vigil.engine.warm-up.enabled", "true");
+            c.put("vigil.engine.warm-up.decisions", "50");
+            c.put("vigil.engine.warm-up.normal-streak", "10");
+            c.put("vigil.engine.warm-up.http-decisions", Integer.toString(HTTP_DECISIONS));
+            c.put("vigil-test.warm-up.swallow", "true");
+            return c;
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(WarmUpTest.OneRedis.class));
+        }
+    }
+
+    @Test
+    void readyAnywayWithTheUnansweredCounted() throws Exception {
+        JsonNode ready = WarmUpTest.awaitReady(); // before the bounds, this never became ready
+        JsonNode warmUp = null;
+        for (JsonNode check : ready.get("checks")) {
+            if ("warm-up".equals(check.get("name").asText())) {
+                warmUp = check;
+            }
+        }
+        assertThat(warmUp).as(ready.toString()).isNotNull();
+        assertThat(warmUp.get("data").get("state").asText()).isEqualTo("done");
+        assertThat(warmUp.get("data").get("http_unanswered").asInt()).as(warmUp.toString()).isEqualTo(2);
+        assertThat(warmUp.get("data").get("http_decisions").asInt()).as(warmUp.toString()).isEqualTo(HTTP_DECISIONS - 2);
+        // the clean-up still ran after them: nothing of the warm-up's left in Redis
+        assertThat(WarmUpTest.OneRedis.server.command("DBSIZE")).isEqualTo(0L);
+    }
+}

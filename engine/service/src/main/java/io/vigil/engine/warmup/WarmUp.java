@@ -14,7 +14,6 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
-import io.vigil.engine.auth.AuthConfig;
 import io.vigil.engine.http.DataRoutes;
 import io.vigil.engine.VigilConfig;
 import io.vigil.engine.decision.DecisionPath;
@@ -98,8 +97,6 @@ public class WarmUp {
     @Inject
     Vertx vertx;
     @Inject
-    AuthConfig auth;
-    @Inject
     WarmUpToken token;
     @Inject
     MeterRegistry meters;
@@ -128,6 +125,7 @@ public class WarmUp {
 
     void start(@Observes StartupEvent event) {
         if (!config.engine().warmUp().enabled()) {
+            token.retire();
             state = State.OFF;
             return;
         }
@@ -247,6 +245,7 @@ public class WarmUp {
                 cleanUp(); // the time-out and interrupt paths: still nothing left behind
             }
             seconds = (System.nanoTime() - start) / 1e9;
+            token.retire(); // before ready: from now on no request is a warm-up request
             state = State.DONE;
         }
     }
@@ -327,20 +326,25 @@ public class WarmUp {
      * real route, marked with this process' {@link WarmUpToken} so they stay warm-up decisions. The
      * in-process phase leaves the HTTP server's code, its request contexts and the route cold; the first
      * real requests then ran interpreted and deoptimised compiled code by the hundred on a machine
-     * they saturated (docs/performance.md, "The engine's first minute"). Skipped when the data port asks
-     * for credentials (the request would be refused first) or serves no plain HTTP.
+     * they saturated (docs/performance.md, "The engine's first minute"). Over TLS when the data port
+     * serves TLS, as callers reach it; with caller authentication on, the token stands in for the
+     * caller's credential (from loopback, while the warm-up runs: docs/adr/0024-warm-up-through-authenticated-port.md).
      */
     private int throughTheDataPort(VigilConfig.WarmUp settings, long deadline) throws InterruptedException {
         if (settings.httpDecisions() <= 0) {
             return 0;
         }
-        int port = plainDataPort();
-        if (port <= 0 || auth.data().jwtEnabled() || auth.data().clientCertificateRequired()) {
-            LOG.infof("warm-up: not through the data port (%s)", port <= 0 ? "it serves no plain HTTP" : "it asks callers for credentials");
+        DataPort target = DataPort.find();
+        if (target == null) {
+            LOG.info("warm-up: not through the data port (no port found)");
             return 0;
         }
+        int port = target.port;
         int concurrency = Math.max(1, settings.concurrency());
+        // trustAll: the peer is this process' own listening socket on loopback, not a server to authenticate;
+        // what goes over it is synthetic and the token dies with the warm-up (ADR 0024)
         HttpClient client = vertx.createHttpClient(new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port)
+                .setSsl(target.tls).setTrustAll(target.tls).setVerifyHost(false)
                 .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(concurrency));
         Semaphore slots = new Semaphore(concurrency);
         AtomicInteger answered = new AtomicInteger();
@@ -376,7 +380,7 @@ public class WarmUp {
                                 httpUnanswered.incrementAndGet();
                                 LOG.warnf("warm-up request through the data port not answered within %s: %s", ANSWER_WAIT, sent);
                             } else if (failed.getAndIncrement() == 0) {
-                                LOG.warnf("warm-up through the data port (127.0.0.1:%d): %s (%s)", port,
+                                LOG.warnf("warm-up through the data port (%s://127.0.0.1:%d): %s (%s)", target.tls ? "https" : "http", port,
                                         result.succeeded() ? "HTTP " + result.result() : result.cause(), sent);
                             }
                             slots.release();
@@ -414,17 +418,24 @@ public class WarmUp {
     }
 
     /**
-     * The data port when it serves plain HTTP, else -1. Quarkus sets the system property to the port it
-     * bound when the configured one is 0 (random, as in tests).
+     * Where the warm-up reaches the data port: its TLS port when the data port serves TLS (a TLS
+     * configuration is named, or plain requests are disabled or redirected), as callers reach it; else the
+     * plain port. Quarkus sets the system property to the port it bound when the configured one is 0
+     * (random, as in tests).
      */
-    private static int plainDataPort() {
-        Config c = ConfigProvider.getConfig();
-        if ("disabled".equalsIgnoreCase(c.getOptionalValue("quarkus.http.insecure-requests", String.class).orElse("enabled"))) {
-            return -1;
+    record DataPort(int port, boolean tls) {
+        static DataPort find() {
+            Config c = ConfigProvider.getConfig();
+            String insecure = c.getOptionalValue("quarkus.http.insecure-requests", String.class).orElse("enabled");
+            boolean tls = !"enabled".equalsIgnoreCase(insecure)
+                    || c.getOptionalValue("quarkus.http.tls-configuration-name", String.class).filter(n -> !n.isBlank()).isPresent();
+            boolean test = LaunchMode.current() == LaunchMode.TEST;
+            String key = tls ? (test ? "quarkus.http.test-ssl-port" : "quarkus.http.ssl-port")
+                    : (test ? "quarkus.http.test-port" : "quarkus.http.port");
+            String bound = System.getProperty(key);
+            int port = bound != null ? Integer.parseInt(bound) : c.getOptionalValue(key, Integer.class).orElse(-1);
+            return port > 0 ? new DataPort(port, tls) : null;
         }
-        String key = LaunchMode.current() == LaunchMode.TEST ? "quarkus.http.test-port" : "quarkus.http.port";
-        String bound = System.getProperty(key);
-        return bound != null ? Integer.parseInt(bound) : c.getOptionalValue(key, Integer.class).orElse(-1);
     }
 
     /** One synthetic decision on the event loop: parse, decide, render, like a request. */

@@ -35,15 +35,7 @@ class WarmUpTest {
     public static class Profile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> c = new HashMap<>();
-            c.put("vigil.rulesets.dir", Path.of("src/test/resources/velocity-rulesets").toAbsolutePath().toString());
-            c.put("vigil.velocity.enabled", "true");
-            c.put("vigil.engine.deadline", "500ms");
-            c.put("vigil.outbox.enabled", "true");
-            c.put("vigil.engine.warm-up.enabled", "true");
-            c.put("vigil.engine.warm-up.decisions", Integer.toString(DECISIONS));
-            c.put("vigil.engine.warm-up.normal-streak", "100");
-            c.put("vigil.engine.warm-up.http-decisions", Integer.toString(HTTP_DECISIONS));
+            Map<String, String> c = warmUpOn(DECISIONS, 100, HTTP_DECISIONS);
             // The velocity limiter allows fewer calls in flight than the warm-up runs at once (16), as on a
             // busy machine where the adaptive limit falls to its minimum: the warm-up must wait for room,
             // not spin through instant DEGRADED answers that never make a NORMAL streak.
@@ -56,6 +48,30 @@ class WarmUpTest {
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(OneRedis.class));
         }
+    }
+
+    /** The warm-up on, against one real Redis (velocity and the outbox) and the velocity test rulesets. */
+    static Map<String, String> warmUpOn(int decisions, int normalStreak, int httpDecisions) {
+        Map<String, String> c = new HashMap<>();
+        c.put("vigil.rulesets.dir", Path.of("src/test/resources/velocity-rulesets").toAbsolutePath().toString());
+        c.put("vigil.velocity.enabled", "true");
+        c.put("vigil.engine.deadline", "500ms");
+        c.put("vigil.outbox.enabled", "true");
+        c.put("vigil.engine.warm-up.enabled", "true");
+        c.put("vigil.engine.warm-up.decisions", Integer.toString(decisions));
+        c.put("vigil.engine.warm-up.normal-streak", Integer.toString(normalStreak));
+        c.put("vigil.engine.warm-up.http-decisions", Integer.toString(httpDecisions));
+        return c;
+    }
+
+    /** The warm-up check of a readiness answer. */
+    static JsonNode warmUpCheck(JsonNode ready) {
+        for (JsonNode check : ready.get("checks")) {
+            if ("warm-up".equals(check.get("name").asText())) {
+                return check;
+            }
+        }
+        throw new AssertionError("no warm-up check: " + ready);
     }
 
     /** One real redis-server for velocity and the outbox. */
@@ -79,14 +95,7 @@ class WarmUpTest {
 
     @Test
     void readyOnlyOnceWarmAndTheWarmUpLeftNoTrace() throws Exception {
-        JsonNode ready = awaitReady();
-        JsonNode warmUp = null;
-        for (JsonNode check : ready.get("checks")) {
-            if ("warm-up".equals(check.get("name").asText())) {
-                warmUp = check;
-            }
-        }
-        assertThat(warmUp).as(ready.toString()).isNotNull();
+        JsonNode warmUp = warmUpCheck(awaitReady());
         assertThat(warmUp.get("data").get("state").asText()).isEqualTo("done");
         assertThat(warmUp.get("data").get("decisions").asInt()).isGreaterThanOrEqualTo(DECISIONS);
         assertThat(warmUp.get("data").get("normal_in_a_row").asInt()).isGreaterThanOrEqualTo(100);

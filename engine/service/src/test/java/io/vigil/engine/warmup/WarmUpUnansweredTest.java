@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,15 +26,7 @@ class WarmUpUnansweredTest {
     public static class Profile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> c = new HashMap<>();
-            c.put("vigil.rulesets.dir", Path.of("src/test/resources/velocity-rulesets").toAbsolutePath().toString());
-            c.put("vigil.velocity.enabled", "true");
-            c.put("vigil.engine.deadline", "500ms");
-            c.put("vigil.outbox.enabled", "true");
-            c.put("vigil.engine.warm-up.enabled", "true");
-            c.put("vigil.engine.warm-up.decisions", "50");
-            c.put("vigil.engine.warm-up.normal-streak", "10");
-            c.put("vigil.engine.warm-up.http-decisions", Integer.toString(HTTP_DECISIONS));
+            Map<String, String> c = WarmUpTest.warmUpOn(50, 10, HTTP_DECISIONS);
             c.put("vigil-test.warm-up.swallow", "true");
             return c;
         }
@@ -49,14 +39,7 @@ class WarmUpUnansweredTest {
 
     @Test
     void readyAnywayWithTheUnansweredCounted() throws Exception {
-        JsonNode ready = WarmUpTest.awaitReady(); // before the bounds, this never became ready
-        JsonNode warmUp = null;
-        for (JsonNode check : ready.get("checks")) {
-            if ("warm-up".equals(check.get("name").asText())) {
-                warmUp = check;
-            }
-        }
-        assertThat(warmUp).as(ready.toString()).isNotNull();
+        JsonNode warmUp = WarmUpTest.warmUpCheck(WarmUpTest.awaitReady()); // before the bounds, this never became ready
         assertThat(warmUp.get("data").get("state").asText()).isEqualTo("done");
         assertThat(warmUp.get("data").get("http_unanswered").asInt()).as(warmUp.toString()).isEqualTo(2);
         assertThat(warmUp.get("data").get("http_decisions").asInt()).as(warmUp.toString()).isEqualTo(HTTP_DECISIONS - 2);

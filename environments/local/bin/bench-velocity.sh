@@ -17,7 +17,9 @@
 # steady state filled with instrumentation off, then instructions (Ir) per call for the velocity
 # client, the same keys' native commands pipelined without a script (the floor), and PING (the
 # baseline subtracted from both). Repeatable whatever else runs on the machine. BENCH_COST_CLASSES
-# works here too (compare builds); BENCH_INSTR_CALLS (default 2048) calls are counted.
+# works here too (compare builds); BENCH_INSTR_CALLS (default 2048) calls are counted. Redis runs make
+# run's redis.conf with AOF off (BENCH_INSTR_AOF=1: on, as the managed Redis); BENCH_INSTR_REDIS_ARGS adds
+# redis-server options (e.g. '--zset-max-listpack-entries 128' to compare a setting).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -45,10 +47,12 @@ if [ "${1:-}" = "instructions" ]; then
   }
   DIR=$(mktemp -d)
   PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  # hz 1: the idle cron's instructions stay negligible next to the calls'
+  # make run's settings (redis.conf), then: hz 1, so the idle cron's instructions stay negligible next
+  # to the calls'; AOF off unless BENCH_INSTR_AOF=1 (the managed Redis runs it: +20 %, ADR 0015)
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$DIR/callgrind.out" \
-    "$(command -v redis-server)" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --hz 1 \
-    --dir "$DIR" --maxmemory-policy noeviction >"$DIR/redis.log" 2>&1 &
+    "$(command -v redis-server)" "$ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf" \
+    --port "$PORT" --bind 127.0.0.1 --save '' --appendonly "$([ "${BENCH_INSTR_AOF:-0}" = 1 ] && echo yes || echo no)" \
+    --hz 1 --dir "$DIR" ${BENCH_INSTR_REDIS_ARGS:-} >"$DIR/redis.log" 2>&1 &
   VG=$!
   trap 'kill $VG 2>/dev/null; wait $VG 2>/dev/null; rm -rf "$DIR"' EXIT
   for _ in $(seq 1 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.2; done

@@ -50,6 +50,24 @@ class WarmUpTest {
         }
     }
 
+    /**
+     * The warm-up on a data port that asks callers for credentials (the test adds JWT or mutual TLS as
+     * its own restricted resource): a short in-process phase, then 100 requests through the port.
+     */
+    public static class ThroughAuthenticatedPort implements QuarkusTestProfile {
+        static final int HTTP_DECISIONS = 100;
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return warmUpOn(200, 50, HTTP_DECISIONS);
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(OneRedis.class));
+        }
+    }
+
     /** The warm-up on, against one real Redis (velocity and the outbox) and the velocity test rulesets. */
     static Map<String, String> warmUpOn(int decisions, int normalStreak, int httpDecisions) {
         Map<String, String> c = new HashMap<>();

@@ -6,13 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.vigil.engine.auth.JwtIssuer;
 import jakarta.inject.Inject;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,23 +19,10 @@ import org.junit.jupiter.api.Test;
  * warm-up runs: after ready, a request bearing it and no credential is refused like any other.
  */
 @QuarkusTest
-@TestProfile(WarmUpWithJwtTest.Profile.class)
+@TestProfile(WarmUpTest.ThroughAuthenticatedPort.class)
 @QuarkusTestResource(value = JwtIssuer.class, restrictToAnnotatedClass = true)
 class WarmUpWithJwtTest {
-    static final int HTTP_DECISIONS = 100;
     static final String TXN = "{\"transaction_id\":\"t-after-warm-up\",\"card_hash\":\"c-1\",\"amount\":12.50,\"card_present\":true}";
-
-    public static class Profile implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return WarmUpTest.warmUpOn(200, 50, HTTP_DECISIONS);
-        }
-
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(WarmUpTest.OneRedis.class));
-        }
-    }
 
     @Inject
     WarmUpToken token;
@@ -46,7 +30,8 @@ class WarmUpWithJwtTest {
     @Test
     void theWarmUpWentThroughTheAuthenticatedPortAndItsTokenEndedWithIt() throws Exception {
         JsonNode warmUp = WarmUpTest.warmUpCheck(WarmUpTest.awaitReady());
-        assertThat(warmUp.get("data").get("http_decisions").asInt()).as(warmUp.toString()).isEqualTo(HTTP_DECISIONS);
+        assertThat(warmUp.get("data").get("http_decisions").asInt())
+                .as(warmUp.toString()).isEqualTo(WarmUpTest.ThroughAuthenticatedPort.HTTP_DECISIONS);
         assertThat(warmUp.get("data").get("http_unanswered").asInt()).isZero();
 
         // ready: the token is no credential any more (and never was one from outside loopback)

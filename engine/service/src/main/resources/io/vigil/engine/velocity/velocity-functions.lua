@@ -54,8 +54,8 @@ local ZERO = '\0\0\0\0\0\0\0\0'
 -- One count/sum check. `state` is its packed ring (nil when new): head and running total (16 bytes),
 -- then slot r (0..n) at byte 17 + 8r. Moves the head to the current bucket, subtracting the buckets
 -- that leave (their slots are reused, zeroed), and adds this transaction. Returns the answer and,
--- when counting, the ring's new state: built in one concatenation (one new string), only the slots
--- it touches unpacked, the rest of the ring copied as bytes.
+-- when counting, the ring's new state: built by one pack (one new string besides the pieces it copies),
+-- only the slots it touches unpacked, the rest of the ring copied as bytes (docs/adr/0026-velocity-redis-work-per-call.md).
 local function ring(cur, n, add, state)
   local slots = n + 1
   local head, total
@@ -73,21 +73,23 @@ local function ring(cur, n, add, state)
   if not write then return answer end
   local r = cur % slots
   local at = 17 + 8 * r
+  -- 'c0' packs a whole string argument: the pieces go into the state without packing the numbers
+  -- apart and concatenating (two fewer Lua strings to create and collect per ring)
   if not moved then
-    return answer, pack('>dd', cur, answer) .. rep(ZERO, r) .. pack('>d', add) .. rep(ZERO, slots - r - 1)
+    return answer, pack('>ddc0dc0', cur, answer, rep(ZERO, r), add, rep(ZERO, slots - r - 1))
   elseif moved == 0 then
-    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 1)
-        .. pack('>d', unpackBytes('>d', state, at) + add) .. sub(state, at + 8)
+    return answer, pack('>ddc0dc0', cur, answer, sub(state, 17, at - 1), unpackBytes('>d', state, at) + add,
+        sub(state, at + 8))
   elseif moved == 1 then -- the most frequent move (a busy value's short windows): slot r leaves, gets this transaction
-    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 1) .. pack('>d', add) .. sub(state, at + 8)
+    return answer, pack('>ddc0dc0', cur, answer, sub(state, 17, at - 1), add, sub(state, at + 8))
   elseif r - moved + 1 >= 0 then -- slots r-moved+1 .. r leave: zero them, r gets this transaction
-    return answer, pack('>dd', cur, answer) .. sub(state, 17, at - 8 * moved + 7) .. rep(ZERO, moved - 1)
-        .. pack('>d', add) .. sub(state, at + 8)
+    return answer, pack('>ddc0c0dc0', cur, answer, sub(state, 17, at - 8 * moved + 7), rep(ZERO, moved - 1),
+        add, sub(state, at + 8))
   end
   -- they wrap around the ring's end
   local tail = moved - r - 1
-  return answer, pack('>dd', cur, answer) .. rep(ZERO, r) .. pack('>d', add)
-      .. sub(state, at + 8, 16 + 8 * (slots - tail)) .. rep(ZERO, tail)
+  return answer, pack('>ddc0dc0c0', cur, answer, rep(ZERO, r), add,
+      sub(state, at + 8, 16 + 8 * (slots - tail)), rep(ZERO, tail))
 end
 
 -- One distinct check on its ZSET. `state` packs the bucket of the last trim and the members kept: members

@@ -22,6 +22,15 @@
 # JFR=1 also records each engine phase with Java Flight Recorder (profile settings) into
 # $OUT/<phase>-<round>.jfr: `jfr view hot-methods <file>` shows where the CPU goes (where the JWT's share is).
 #
+# HEADER=1 adds a third phase per round, "hdr": JWT off but every request still carries its caller's
+# Authorization header, which splits JWT's cost into the header's bytes (read and parsed by Netty
+# whatever the engine does with them) and the check itself (jwt / hdr).
+#
+# PROFILE=1 also samples each engine's CPU in the measured window with async-profiler (attached at the
+# window's start, stopped at its end): $OUT/<phase>-<round>.collapsed and its summary
+# $OUT/<phase>-<round>-profile.txt (profile-summary.py); the library is the one bench-engine-cpu.sh
+# fetches ($ROOT/.local/bench/async-profiler-4.2, or PROFILER_LIB).
+#
 # ENGINE_JAVA_OPTS adds JVM options to each engine, e.g. a compilation log per engine process:
 #   ENGINE_JAVA_OPTS='-Xlog:jit+compilation=debug,deoptimization=debug:file=/tmp/jit-%p.log'
 #
@@ -39,10 +48,14 @@ TIMEOUT=${TIMEOUT:-5s}
 OUT=${OUT:-$ROOT/.local/bench/auth-cost}
 APP=${APP:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 JFR=${JFR:-0}
+PROFILE=${PROFILE:-0}
+HEADER=${HEADER:-0}
+PROFILER_LIB=${PROFILER_LIB:-$ROOT/.local/bench/async-profiler-4.2/linux-x64/libasyncProfiler.so}
 ENGINE_JAVA_OPTS=${ENGINE_JAVA_OPTS:-}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 [[ $WARMUP =~ ^[0-9]+s$ ]] || { echo "auth-cost: WARMUP in seconds (60s), not $WARMUP" >&2; exit 2; }
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
+[[ $PROFILE != 1 || -f $PROFILER_LIB ]] || { echo "auth-cost: PROFILE=1 needs $PROFILER_LIB (BENCH_PROFILE=1 environments/local/bin/bench-engine-cpu.sh fetches it)" >&2; exit 2; }
 mkdir -p "$OUT"
 M2=${M2:-$HOME/.m2/repository}
 JOSE=$(ls "$M2"/org/bitbucket/b_c/jose4j/*/jose4j-*.jar | sort -V | tail -1)
@@ -83,7 +96,7 @@ phase() { # <name> <jwt: true|false> <round>
     sleep 0.5
   done
   local tokens=()
-  [[ $jwt == true ]] && tokens=(-tokens "$OUT/tokens.txt")
+  [[ $jwt == true || $name == hdr ]] && tokens=(-tokens "$OUT/tokens.txt")
   # The warm-up in WARMUP_PARTS generator runs: each ends by closing its connections and the next opens
   # new ones, as the measured run does, so that this is not first met (and compiled) in the window.
   local part
@@ -93,21 +106,28 @@ phase() { # <name> <jwt: true|false> <round>
   done
   echo "== $name round $round ($(uptime | sed 's/.*load average/load average/'))"
   threads "$ENGINE" > "$OUT/$name-$round.threads0"
+  [[ $PROFILE == 1 ]] && "$JAVA_HOME/bin/jcmd" "$ENGINE" JVMTI.agent_load "$PROFILER_LIB" '"start,event=cpu,interval=500us,threads"' > /dev/null
   "$OUT/vigil-load" -url "http://127.0.0.1:$port/v1/evaluate/auth" -pool "$OUT/pool.txt" -rate "$RATE" -duration "$DURATION" \
     -conns "$CONNS" -timeout "$TIMEOUT" "${tokens[@]}" -watch "engine:$ENGINE" -out "$OUT/$name-$round.json"
   threads "$ENGINE" > "$OUT/$name-$round.threads1"
+  if [[ $PROFILE == 1 ]]; then
+    "$JAVA_HOME/bin/jcmd" "$ENGINE" JVMTI.agent_load "$PROFILER_LIB" "\"stop,file=$OUT/$name-$round.collapsed,collapsed\"" > /dev/null
+    python3 "$ROOT/environments/local/bench/profile-summary.py" "$OUT/$name-$round.collapsed" 40 > "$OUT/$name-$round-profile.txt"
+  fi
   stop_engine
 }
 
 echo "auth-cost: $RATE/s for $DURATION per phase, $ROUNDS rounds, $CALLERS callers; before: $(uptime)"
 for r in $(seq 1 "$ROUNDS"); do
   phase off false "$r"
+  [[ $HEADER == 1 ]] && phase hdr false "$r"
   phase jwt true "$r"
 done
 echo "after: $(uptime)"
-python3 - "$OUT" "$ROUNDS" <<'PY'
+python3 - "$OUT" "$ROUNDS" "$HEADER" <<'PY'
 import json, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, header = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+phases = ("off", "hdr", "jwt") if header else ("off", "jwt")
 def us(name, r):
     d = json.load(open(f"{out}/{name}-{r}.json"))
     return d["process_cpu_us"]["engine"] / max(d["answered"], 1), d
@@ -121,6 +141,13 @@ for r in range(1, rounds + 1):
     bad = lambda d: d['non200'] + d['transport_errors']
     print(f"| {r} | {off:.1f} | {jwt:.1f} | {jwt/off:.3f} | {doff['achieved_rate']:.0f} / {djwt['achieved_rate']:.0f} | {bad(doff)} / {bad(djwt)} |")
 print(f"mean jwt/off: {sum(ratios)/len(ratios):.3f}")
+if header:
+    print()
+    print("| round | hdr µs/decision (header sent, JWT off) | hdr / off (the header's bytes) | jwt / hdr (the check) |")
+    print("|---|---:|---:|---:|")
+    for r in range(1, rounds + 1):
+        off, _ = us("off", r); hdr, _ = us("hdr", r); jwt, _ = us("jwt", r)
+        print(f"| {r} | {hdr:.1f} | {hdr/off:.3f} | {jwt/hdr:.3f} |")
 import os
 HZ = os.sysconf("SC_CLK_TCK")
 def group(name):
@@ -150,7 +177,7 @@ print("Engine CPU by thread group, µs per decision (from /proc/<pid>/task, same
 print("| phase | round | " + " | ".join(names) + " |")
 print("|---|---|" + "---:|" * len(names))
 for r in range(1, rounds + 1):
-    for name in ("off", "jwt"):
+    for name in phases:
         g = groups(name, r)
         print(f"| {name} | {r} | " + " | ".join(f"{g.get(n, 0):.1f}" for n in names) + " |")
 PY

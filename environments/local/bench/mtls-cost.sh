@@ -6,12 +6,15 @@
 #
 #   environments/local/bench/mtls-cost.sh        (COUNT=3000 HANDSHAKES=500)
 #
-# With RATE set, open loop with k6 (loadtests/k6/constant.js) instead of one request at a time: plain
-# HTTP and mutual TLS on keep-alive connections at RATE (the steady state), then mutual TLS with a new
-# connection per request (k6 --no-connection-reuse: a full handshake each) at HS_RATE, each phase after
-# its own WARMUP, engine CPU per answered request from /proc and the ratio against plain:
+# With RATE set, open loop with k6 (loadtests/k6/constant.js) instead of one request at a time, four
+# phases in one run: plain HTTP and mutual TLS on keep-alive connections at RATE (the steady state),
+# then, on the same mutual-TLS engine at HS_RATE, keep-alive again and a new connection per request
+# (k6 --no-connection-reuse: a full handshake each). Engine CPU per answered request from /proc; the
+# steady state as mTLS keep-alive / plain at RATE, the handshake as its extra CPU over keep-alive at
+# the same HS_RATE (µs per handshake, and the ratio). The first phase on each engine warms up for
+# WARMUP, the later ones (same engine, already warm) for LATER_WARMUP. In a quiet window, ~5 minutes:
 #
-#   RATE=2000 environments/local/bench/mtls-cost.sh   (HS_RATE=100 WARMUP=45s DURATION=30s)
+#   RATE=2000 environments/local/bench/mtls-cost.sh   (HS_RATE=100 WARMUP=45s LATER_WARMUP=15s DURATION=30s)
 #
 # Needs engine/service/target/quarkus-app (./mvnw -pl engine/service -am package -DskipTests).
 set -euo pipefail
@@ -80,6 +83,7 @@ measure() { # <name> <mode> <count> [tls args...] : engine CPU µs per request
 if [[ -n ${RATE:-} ]]; then
   HS_RATE=${HS_RATE:-100}
   WARMUP=${WARMUP:-45s}
+  LATER_WARMUP=${LATER_WARMUP:-15s}
   DURATION=${DURATION:-30s}
   K6=$("$ROOT/environments/local/bin/tools.sh" path k6)
   k6_run() { # <rate> <duration> <summary file> [k6 args] : open loop at the engine's URL (mutual TLS when it serves it)
@@ -88,37 +92,46 @@ if [[ -n ${RATE:-} ]]; then
     env "${tls[@]}" BASE_URL="${URL%/v1/evaluate/auth}" RATE="$rate" DURATION="$duration" SUMMARY_FILE="$summary" \
       "$K6" run -q --no-thresholds "$@" "$ROOT/loadtests/k6/constant.js" > /dev/null 2>> "$OUT/k6.log" || true
   }
-  rate_phase() { # <name> <rate> [k6 args] : prints name, requests, achieved /s, engine µs per request
-    local name=$1 rate=$2 before after; shift 2
-    k6_run "$rate" "$WARMUP" "$OUT/warmup.json" "$@"
+  rate_phase() { # <name> <rate> <warm-up> [k6 args] : prints name, rate, requests, achieved /s, engine µs per request
+    local name=$1 rate=$2 warmup=$3 before after; shift 3
+    k6_run "$rate" "$warmup" "$OUT/warmup.json" "$@"
     before=$(cpu_ticks "$ENGINE")
     k6_run "$rate" "$DURATION" "$OUT/$name.json" "$@"
     after=$(cpu_ticks "$ENGINE")
-    python3 - "$OUT/$name.json" "$name" "$before" "$after" "$TCK" <<'PY'
+    python3 - "$OUT/$name.json" "$name" "$before" "$after" "$TCK" "$rate" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); o = s["overall"]
 n = o["requests"]; us = (int(sys.argv[4]) - int(sys.argv[3])) * 1e6 / int(sys.argv[5]) / max(n, 1)
-print(f"{sys.argv[2]}\t{n}\t{o.get('rps') or 0:.0f}\t{us:.1f}\tfailed {o.get('failed_rate') or 0:.4f}, dropped {o.get('dropped_iterations', 0)}")
+print(f"{sys.argv[2]}\t{sys.argv[6]}\t{n}\t{o.get('rps') or 0:.0f}\t{us:.1f}\tfailed {o.get('failed_rate') or 0:.4f}, dropped {o.get('dropped_iterations', 0)}")
 PY
   }
   echo "mtls-cost: RATE=$RATE HS_RATE=$HS_RATE WARMUP=$WARMUP DURATION=$DURATION; before: $(uptime)"
   rows=()
   start_engine false
-  rows+=("$(rate_phase plain-keepalive "$RATE")")
+  rows+=("$(rate_phase plain-keepalive "$RATE" "$WARMUP")")
   stop_engine
   start_engine true
-  rows+=("$(rate_phase mtls-keepalive "$RATE")")
-  rows+=("$(rate_phase mtls-handshake "$HS_RATE" --no-connection-reuse)")
+  rows+=("$(rate_phase mtls-keepalive "$RATE" "$WARMUP")")
+  rows+=("$(rate_phase mtls-keepalive-low "$HS_RATE" "$LATER_WARMUP")")
+  rows+=("$(rate_phase mtls-handshake "$HS_RATE" "$LATER_WARMUP" --no-connection-reuse)")
   stop_engine
   echo "mtls-cost: after: $(uptime)"
   printf '%s\n' "${rows[@]}" | python3 -c '
 import sys
-rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
-plain = float(rows[0][3])
-print("| phase | requests | achieved /s | engine CPU µs per request | / plain keep-alive | errors |")
+rows = {}
+print("| phase | rate /s | requests | achieved /s | engine CPU µs per request | errors |")
 print("|---|---:|---:|---:|---:|---|")
-for name, n, rps, us, err in rows:
-    print(f"| {name} | {n} | {rps} | {float(us):.1f} | {float(us) / plain:.2f} | {err} |")
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    name, rate, n, rps, us, err = line.rstrip("\n").split("\t")
+    rows[name] = float(us)
+    print(f"| {name} | {rate} | {n} | {rps} | {float(us):.1f} | {err} |")
+print()
+steady = rows["mtls-keepalive"] / rows["plain-keepalive"]
+print(f"steady state, mTLS keep-alive / plain keep-alive at the same rate: {steady:.3f}")
+hs, ka = rows["mtls-handshake"], rows["mtls-keepalive-low"]
+print(f"handshake: new connection per request / keep-alive at the same rate: {hs / ka:.2f}; {hs - ka:.0f} µs of engine CPU per handshake")
 '
   exit 0
 fi

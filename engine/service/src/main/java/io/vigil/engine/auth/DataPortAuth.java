@@ -2,27 +2,28 @@ package io.vigil.engine.auth;
 
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
-import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vigil.engine.decision.DecisionPath;
 import io.vigil.engine.http.RequestGuard;
 import io.vigil.engine.warmup.WarmUpToken;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
+import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.util.List;
 
 /**
  * Only known callers on the data port's {@code /v1/*} (evaluate, the compatibility health, the bench's
  * no-op): a client certificate (from an allowed subject when {@code vigil.auth.data.allowed-subjects} is
- * set) when {@code vigil.auth.data.client-certificate-required}, and a bearer JWT with the required scope when {@code vigil.auth.data.jwt-enabled}. The kubelet's
- * {@code /health/*} probes stay open. Runs right after {@code RequestGuard} (order -100), before any
- * body is read, on the event loop.
+ * set) when {@code vigil.auth.data.client-certificate-required}, and a bearer JWT with the required scope
+ * when {@code vigil.auth.data.jwt-enabled}. The kubelet's {@code /health/*} probes stay open.
+ *
+ * <p>Called by {@link RequestGuard}'s handler, before any body is read, on the event loop, rather than
+ * from a route of its own: the extra route the router matched and dispatched for every request was most
+ * of JWT's cost per decision at 2,000/s (ADR 0013, "2026-11-27"). A singleton: no client proxy between
+ * that handler and this check.
  */
-@ApplicationScoped
+@Singleton
 public class DataPortAuth {
-    static final int ORDER = -90;
-
     @Inject
     AuthConfig config;
     @Inject
@@ -32,47 +33,60 @@ public class DataPortAuth {
     @Inject
     WarmUpToken warmUpToken;
 
-    void init(@Observes Router router) {
+    private boolean on;
+    private CallerCertificates certificates;
+    private CallerTokens tokens;
+    private String scope;
+
+    @PostConstruct
+    void init() {
         List<String> subjects = config.data().allowedSubjects().orElse(List.of());
         boolean jwt = config.data().jwtEnabled();
         boolean certificate = config.data().clientCertificateRequired() || !subjects.isEmpty();
-        if (!jwt && !certificate) {
-            return;
-        }
-        CallerCertificates certificates = certificate ? new CallerCertificates(subjects) : null;
-        CallerTokens tokens = jwt ? auth.tokens() : null;
-        String scope = config.data().requiredScope().filter(s -> !s.isBlank()).orElse(null);
-        router.route("/v1/*").order(ORDER).handler(ctx -> check(ctx, certificates, tokens, scope));
+        on = jwt || certificate;
+        certificates = certificate ? new CallerCertificates(subjects) : null;
+        tokens = jwt ? auth.tokens() : null;
+        scope = config.data().requiredScope().filter(s -> !s.isBlank()).orElse(null);
     }
 
-    private void check(RoutingContext ctx, CallerCertificates certificates, CallerTokens tokens, String scope) {
+    /** Whether the data port checks callers at all. */
+    public boolean on() {
+        return on;
+    }
+
+    /** The paths it guards: what the route {@code /v1/*} matched (the router's normalized path, case-sensitive). */
+    public static boolean guards(String normalizedPath) {
+        return normalizedPath.startsWith("/v1/") || normalizedPath.equals("/v1");
+    }
+
+    /** True when the caller may go on; otherwise the refusal has been answered. */
+    public boolean admits(RoutingContext ctx) {
         String warmUp = ctx.request().getHeader(WarmUpToken.HEADER);
         if (warmUp != null && warmUpToken.matches(warmUp) && loopback(ctx.request().remoteAddress())) {
             // the engine's own warm-up (docs/adr/0024-warm-up-through-authenticated-port.md): its per-process
             // secret stands in for a credential, from loopback, until the warm-up ends; it can only make
             // warm-up decisions (DataRoutes), which leave no trace
-            ctx.next();
-            return;
+            return true;
         }
         if (certificates != null) {
             Refusal r = certificates.check(ctx.request().connection().sslSession());
             if (r != null) {
                 refuse(ctx, r, null);
-                return;
+                return false;
             }
         }
         if (tokens != null) {
             CallerTokens.Verdict v = tokens.verify(ctx.request().getHeader(HttpHeaders.AUTHORIZATION));
             if (v.refusal() != null) {
                 refuse(ctx, v.refusal(), null);
-                return;
+                return false;
             }
             if (!v.caller().may(scope)) {
                 refuse(ctx, Refusal.INSUFFICIENT_SCOPE, scope);
-                return;
+                return false;
             }
         }
-        ctx.next();
+        return true;
     }
 
     static boolean loopback(SocketAddress peer) {

@@ -5,6 +5,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vigil.engine.VigilConfig;
+import io.vigil.engine.auth.DataPortAuth;
 import io.vigil.engine.decision.DecisionPath;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -20,6 +21,8 @@ import java.util.List;
  * </ul>
  * Both in the JSON error shape and with {@code Connection: close}. Ordered before Quarkus's own
  * upload limit (which answers 413 with an empty body), so no data-port error is bodiless.
+ * Then, on {@code /v1/*}, caller authentication when it is on ({@link DataPortAuth}: in this handler,
+ * not a route of its own, to spare every request a route's matching and dispatch).
  */
 @ApplicationScoped
 public class RequestGuard {
@@ -32,6 +35,8 @@ public class RequestGuard {
     DecisionPath decisions;
     @Inject
     ClientErrors clientErrors;
+    @Inject
+    DataPortAuth callers;
 
     void init(@Observes Router router) {
         router.route().order(ORDER).handler(this::guard);
@@ -58,6 +63,9 @@ public class RequestGuard {
             ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
             Errors.send(ctx.response(), 413, "PAYLOAD_TOO_LARGE",
                     "body: larger than the limit of " + config.engine().maxBodyBytes() + " bytes", null);
+            return;
+        }
+        if (callers.on() && DataPortAuth.guards(ctx.normalizedPath()) && !callers.admits(ctx)) {
             return;
         }
         ctx.next();

@@ -203,6 +203,43 @@ class CallerJwtTest {
         assertThat(m).doesNotContain("vigil_evaluate_rejected_total{code=\"UNAUTHENTICATED\",endpoint=\"auth\",status=\"5");
     }
 
+    /**
+     * Every data-port path under {@code /v1} is guarded, however it is spelled: the check runs in the
+     * first handler on the router's normalized path, so dot segments and percent-encoding reach it as
+     * the routes see them. Sent as raw HTTP/1.1 so that no client tidies the path first. A path under
+     * {@code /v1} that does not exist is refused too: an unauthenticated caller learns nothing.
+     */
+    @Test
+    void everyPathUnderV1IsGuardedHoweverItIsSpelled() throws Exception {
+        String token = issuer().token("vigil.evaluate");
+        for (String path : new String[] {AUTH, "/v1/evaluate/monitoring", "/v1/evaluate/health", "/v1/no-such-thing", "/v1",
+                "/v1/evaluate/../evaluate/auth", "/x/../v1/evaluate/auth", "/v1/./evaluate/auth", "/v1/evaluate/%61uth",
+                "/%761/evaluate/auth"}) {
+            assertThat(rawStatus("POST", path, null)).as("POST %s without a token", path).isEqualTo(401);
+        }
+        assertThat(rawStatus("GET", "/v1/evaluate/health", null)).as("GET the compatibility health without a token").isEqualTo(401);
+        for (String path : new String[] {"/x/../v1/evaluate/auth", "/v1/evaluate/%61uth"}) {
+            assertThat(rawStatus("POST", path, token)).as("POST %s with a token", path).isEqualTo(200);
+        }
+    }
+
+    /** The status line of one raw HTTP/1.1 request to the data port (the path sent byte for byte). */
+    private static int rawStatus(String method, String path, String token) throws java.io.IOException {
+        byte[] body = TXN.getBytes(StandardCharsets.UTF_8);
+        try (java.net.Socket socket = new java.net.Socket("localhost", io.restassured.RestAssured.port)) {
+            socket.setSoTimeout(30_000);
+            String head = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(body);
+            socket.getOutputStream().flush();
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            assertThat(status).as("status line for %s %s", method, path).startsWith("HTTP/1.1 ");
+            return Integer.parseInt(status.substring(9, 12));
+        }
+    }
+
     @Test
     void theKubeletProbesOfTheDataPortStayOpen() {
         given().when().get("/health/live").then().statusCode(200);

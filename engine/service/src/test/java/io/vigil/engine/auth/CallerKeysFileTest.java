@@ -204,65 +204,60 @@ class CallerKeysFileTest {
     }
 
     /**
-     * Two callers whose headers fall in the same slot of the table of recent tokens both stay in it (the
-     * slot's neighbour is the second way): alternating, neither goes to the verified-token cache again.
-     * A third caller in the same set does (two ways hold two), which shows the counter sees a table miss.
+     * Callers whose headers fall in the same set of the table of recent tokens all stay in it while they
+     * fit its ways: alternating, none goes to the verified-token cache again. One caller more than the
+     * set has ways does (the counter sees table misses), and is answered by the cache, not a new
+     * signature check.
      */
     @Test
-    void twoTokensSharingASlotAreBothAnsweredByTheTableOfRecentTokens() throws Exception {
+    void tokensSharingASetAreAnsweredByTheTableOfRecentTokensWhileTheyFitItsWays() throws Exception {
         RsaJsonWebKey key = JwtIssuer.key("k");
         Settings s = readingFileOf(key);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        int ways = CallerTokens.RECENT_WAYS;
         try (CallerKeys keys = new CallerKeys(s, registry, System::currentTimeMillis)) {
             keys.start();
-            // Real signed tokens until two share a slot and three share a set (a slot and its neighbour).
-            java.util.Map<Integer, String> bySlot = new java.util.HashMap<>();
+            // Real signed tokens until one more than the ways share a set.
             java.util.Map<Integer, List<String>> bySet = new java.util.HashMap<>();
-            List<String> pair = null;
-            List<String> triple = null;
-            for (int i = 0; i < 50_000 && (pair == null || triple == null); i++) {
+            List<String> crowd = null;
+            for (int i = 0; i < 50_000 && crowd == null; i++) {
                 String header = "Bearer " + JwtIssuer.sign(JwtIssuer.claims("vigil.evaluate"), key);
-                int slot = CallerTokens.slotOf(header);
-                String sharing = bySlot.putIfAbsent(slot, header);
-                if (pair == null && sharing != null) {
-                    pair = List.of(sharing, header);
-                }
-                List<String> set = bySet.computeIfAbsent(slot >> 1, k -> new java.util.ArrayList<>());
+                List<String> set = bySet.computeIfAbsent(CallerTokens.setOf(header), k -> new java.util.ArrayList<>());
                 set.add(header);
-                if (triple == null && set.size() == 3) {
-                    triple = List.copyOf(set);
+                if (set.size() == ways + 1) {
+                    crowd = List.copyOf(set);
                 }
             }
-            assertThat(pair).as("two tokens in one slot").isNotNull();
-            assertThat(triple).as("three tokens in one set").isNotNull();
-            assertThat(CallerTokens.slotOf(pair.get(0))).isEqualTo(CallerTokens.slotOf(pair.get(1)));
+            assertThat(crowd).as(ways + 1 + " tokens in one set").isNotNull();
+            List<String> fitting = crowd.subList(0, ways);
 
             CallerTokens tokens = new CallerTokens(s, keys, registry, System::currentTimeMillis);
             var lookups = registry.get("vigil.auth.token.cache.lookups").counter();
-            for (String h : pair) {
+            for (String h : fitting) {
                 assertThat(tokens.verify(h).caller()).isNotNull(); // verified, then kept in the table
             }
             double afterFirstSight = lookups.count();
             for (int round = 0; round < 100; round++) {
-                for (String h : pair) {
+                for (String h : fitting) {
+                    // A new string per request, as from the HTTP decoder: equal content, not the same object.
                     assertThat(tokens.verify(new String(h.toCharArray())).caller()).isNotNull();
                 }
             }
-            assertThat(lookups.count()).as("cache lookups while two callers of one slot alternate").isEqualTo(afterFirstSight);
+            assertThat(lookups.count()).as("cache lookups while callers of one set alternate").isEqualTo(afterFirstSight);
 
-            CallerTokens three = new CallerTokens(s, keys, registry, System::currentTimeMillis);
-            for (String h : triple) {
-                assertThat(three.verify(h).caller()).isNotNull();
+            CallerTokens crowded = new CallerTokens(s, keys, registry, System::currentTimeMillis);
+            for (String h : crowd) {
+                assertThat(crowded.verify(h).caller()).isNotNull();
             }
             double before = lookups.count();
             for (int round = 0; round < 10; round++) {
-                for (String h : triple) {
-                    assertThat(three.verify(new String(h.toCharArray())).caller()).isNotNull();
+                for (String h : crowd) {
+                    assertThat(crowded.verify(new String(h.toCharArray())).caller()).isNotNull();
                 }
             }
-            assertThat(lookups.count()).as("a third caller in the set misses the table").isGreaterThan(before);
+            assertThat(lookups.count()).as("one caller more than the ways misses the table").isGreaterThan(before);
             assertThat(registry.get("vigil.auth.token.verifications").counter().count())
-                    .as("a miss of the table is answered by the cache, not a new signature check").isEqualTo(5);
+                    .as("a miss of the table is answered by the cache, not a new signature check").isEqualTo(2 * ways + 1);
         }
     }
 }

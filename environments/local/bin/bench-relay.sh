@@ -27,6 +27,9 @@
 #   BENCH_RELAY_BACKLOG="4000x5"   backlog window: <events/s>x<seconds> written while the relay is stopped; 0 = none
 #   BENCH_SLOWLOG_US=100           SLOWLOG keeps commands slower than this (µs): "longest" below it reads "<100"
 #   BENCH_BUILD=0                  use the relay jar as it is (no Maven build)
+#   BENCH_PROFILE=1                async-profiler (CPU samples, native frames, per thread) on the relay and the
+#                                  broker over each rate window: <variant>-<rate>-{relay,kafka}.collapsed and a
+#                                  summary beside it (JIT compiler samples counted apart)
 set -euo pipefail
 cd "${VIGIL_ROOT:-$(dirname "$0")/../../..}"
 ROOT=$(pwd)
@@ -74,6 +77,29 @@ BACKLOG=${BENCH_RELAY_BACKLOG:-4000x5}
 SLOW_US=${BENCH_SLOWLOG_US:-100}
 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-log-slower-than "$SLOW_US" >/dev/null
 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-max-len 100000 >/dev/null
+
+PROFILE=${BENCH_PROFILE:-0}
+ASYNC_PROFILER_VERSION=4.2
+PROFILER_LIB="$ROOT/.local/bench/async-profiler-$ASYNC_PROFILER_VERSION/linux-x64/libasyncProfiler.so"
+if [ "$PROFILE" = 1 ] && [ ! -f "$PROFILER_LIB" ]; then
+  echo "==> fetching async-profiler $ASYNC_PROFILER_VERSION (Maven Central)"
+  ./mvnw -B --no-transfer-progress -q dependency:copy \
+    -Dartifact="tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION" -DoutputDirectory="$ROOT/.local/bench"
+  (cd "$ROOT/.local/bench" && mkdir -p "async-profiler-$ASYNC_PROFILER_VERSION" \
+    && cd "async-profiler-$ASYNC_PROFILER_VERSION" \
+    && "$JAVA_HOME/bin/jar" xf "../async-profiler-$ASYNC_PROFILER_VERSION.jar" linux-x64/libasyncProfiler.so)
+fi
+# async-profiler through the attach API (as bench-engine-cpu.sh): CPU samples every ms, per thread; the
+# quotes keep jcmd from reading "a=b" inside the agent's options as its own arguments
+profile_start() { # pid
+  [ "$PROFILE" = 1 ] || return 0
+  "$JAVA_HOME/bin/jcmd" "$1" JVMTI.agent_load "$PROFILER_LIB" '"start,event=cpu,interval=1ms,threads"' > /dev/null || true
+}
+profile_stop() { # pid name
+  [ "$PROFILE" = 1 ] || return 0
+  "$JAVA_HOME/bin/jcmd" "$1" JVMTI.agent_load "$PROFILER_LIB" "\"stop,file=$OUT/$2.collapsed,collapsed\"" > /dev/null || return 0
+  python3 "$ROOT/environments/local/bench/profile-summary.py" "$OUT/$2.collapsed" 30 > "$OUT/$2-profile.txt" || true
+}
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # events the relay published so far; retried, since on a loaded machine a scrape can take seconds
@@ -140,12 +166,14 @@ window() {
       { threads "$RP" "$((SECS - 2))" > "$OUT/threads-$VI-$v-relay-$rate.txt" & threads "$KP" "$((SECS - 2))" > "$OUT/threads-$VI-$v-kafka-$rate.txt"; wait; } &
       tp=$!
     fi
+    profile_start "$RP"; profile_start "$KP"
     python3 "$GEN" "$REDIS_PORT" "$rate" "$SECS" > /dev/null
   else
     label=idle; sleep "$SECS"
   fi
   sleep 1 # the last linger and the broker's answer
   [ -z "$tp" ] || wait "$tp"
+  if [ "$rate" -gt 0 ]; then profile_stop "$RP" "$VI-$v-$rate-relay"; profile_stop "$KP" "$VI-$v-$rate-kafka"; fi
   r1=$(ticks "$RP"); k1=$(ticks "$KP"); d1=$(ticks "$DP"); n1=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
   redis_commands "$v" "$label"
   awk -v v="$v" -v l="$label" -v r=$((r1 - r0)) -v k=$((k1 - k0)) -v d=$((d1 - d0)) -v t="$TICK" -v s=$((SECS + 1)) -v n=$((n1 - n0)) \
@@ -166,16 +194,28 @@ for spec in "${VARIANT_LIST[@]}"; do
   VI=$((VI + 1)) # the listings of a variant named twice (A/B/A) are kept apart
   name=${spec%%=*}; opts=${spec#*=}
   export VIGIL_RELAY_JAVA_OPTS="$opts"
+  la0=$(cut -d' ' -f1-3 /proc/loadavg); t0=$(date +%s%N)
   start_relay >/dev/null
   RP=$(relay_pid)
+  # the start (JVM, Quarkus, first connections: what a restart costs beside the engine) and the first
+  # minute under traffic (the JIT compiling the relay's path), each as CPU of the relay's process
+  r0=$(ticks "$RP"); n0=$(published); la1=$(cut -d' ' -f1-3 /proc/loadavg)
+  awk -v v="$name" -v r="$r0" -v t="$TICK" -v ms=$(( ($(date +%s%N) - t0) / 1000000 )) -v a="$la0" -v b="$la1" \
+    'BEGIN { printf "| %s | start to ready (%d ms) | — | %.0f ms CPU in all | — | — | — | — | %s → %s |\n", v, ms, r * 1000 / t, a, b }' \
+    | tee -a "$OUT/results.md"
   python3 "$GEN" "$REDIS_PORT" 2000 "$WARMUP" > /dev/null # warm-up: both JITs, the producer's metadata
   sleep 5
+  r1=$(ticks "$RP"); n1=$(published); la0=$(cut -d' ' -f1-3 /proc/loadavg)
+  awk -v v="$name" -v r=$((r1 - r0)) -v t="$TICK" -v s=$((WARMUP + 5)) -v n=$((n1 - n0)) -v a="$la1" -v b="$la0" \
+    'BEGIN { printf "| %s | first %d s (2000/s, warm-up) | %d | %.1f | — | %s | — | — | %s → %s |\n", v, s, n, r * 1000 / t / s,
+             (n > 0 ? sprintf("%.0f", r * 1e6 / t / n) : "—"), a, b }' | tee -a "$OUT/results.md"
   THREADS_DONE=""
   window "$name" 0
   for rate in $RATES; do window "$name" "$rate"; done
   [ "$BACKLOG" = 0 ] || window "$name" backlog
   stop_relay >/dev/null
 done
+for f in "$OUT"/*-profile.txt; do [ -f "$f" ] && echo "== profile: $f"; done
 for f in "$OUT"/threads-*.txt; do [ -f "$f" ] && { echo "== ${f##*/}"; cat "$f"; }; done
 rm -f "$OUT"/th[01].*
 echo; cat "$OUT/commands.md"

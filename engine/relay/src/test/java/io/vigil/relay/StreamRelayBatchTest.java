@@ -146,6 +146,7 @@ class StreamRelayBatchTest {
     void producer_settings_take_overrides_but_never_over_the_guarantee() {
         Map<String, Object> settings = relay.producerSettings();
         assertThat(settings).containsEntry("linger.ms", "7").containsEntry("compression.type", "zstd")
+                .containsEntry("compression.zstd.level", 1)
                 .containsEntry("acks", "all").containsEntry("enable.idempotence", true)
                 .containsEntry("max.in.flight.requests.per.connection", 5);
     }

@@ -76,6 +76,8 @@ class DataPlaneImagesTest {
         env.put("VIGIL_RELAY_STREAM", "vigil:decisions");
         env.put("VIGIL_RELAY_STREAMS", "1");
         env.put("VIGIL_RELAY_GROUP", "vigil-relay");
+        env.put("VIGIL_RELAY_BATCH_SIZE", "1000");
+        env.put("VIGIL_RELAY_ENTRIES_PER_COMMAND", "100");
         env.put("VIGIL_RELAY_TOPIC", TOPIC);
         env.put("VIGIL_RELAY_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));

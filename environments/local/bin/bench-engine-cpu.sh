@@ -30,7 +30,6 @@ WARMUP_SECONDS=${BENCH_WARMUP_SECONDS:-30}
 CONNECTIONS=${BENCH_CONNECTIONS:-16}
 JFR=${BENCH_JFR:-0}
 PROFILE=${BENCH_PROFILE:-0}
-ASYNC_PROFILER_VERSION=4.2
 ENGINE_OPTS=${BENCH_ENGINE_OPTS:--Xmx512m -Dvigil.engine.deadline=1s -Dvigil.velocity.timeout=1s -Dvigil.velocity.limit.min=100000 -Dvigil.velocity.limit.max=100000}
 LUA="$ROOT/environments/local/bench/engine-txn.lua"
 JAR=${BENCH_JAR:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
@@ -48,14 +47,9 @@ if [ "${BENCH_BUILD:-1}" = 1 ] && [ -z "${BENCH_JAR:-}" ]; then
   ./mvnw -B --no-transfer-progress -q -pl engine/service -am package -DskipTests
 fi
 
-PROFILER_LIB="$ROOT/.local/bench/async-profiler-$ASYNC_PROFILER_VERSION/linux-x64/libasyncProfiler.so"
-if [ "$PROFILE" = 1 ] && [ ! -f "$PROFILER_LIB" ]; then
-  echo "==> fetching async-profiler $ASYNC_PROFILER_VERSION (Maven Central)"
-  ./mvnw -B --no-transfer-progress -q dependency:copy \
-    -Dartifact="tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION" -DoutputDirectory="$ROOT/.local/bench"
-  (cd "$ROOT/.local/bench" && mkdir -p "async-profiler-$ASYNC_PROFILER_VERSION" \
-    && cd "async-profiler-$ASYNC_PROFILER_VERSION" \
-    && "$JAVA_HOME/bin/jar" xf "../async-profiler-$ASYNC_PROFILER_VERSION.jar" linux-x64/libasyncProfiler.so)
+PROFILER_LIB=""
+if [ "$PROFILE" = 1 ]; then
+  PROFILER_LIB=$(environments/local/bin/async-profiler.sh)
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }

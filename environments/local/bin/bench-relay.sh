@@ -79,15 +79,9 @@ redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-log-slower-than "$SLO
 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" CONFIG SET slowlog-max-len 100000 >/dev/null
 
 PROFILE=${BENCH_PROFILE:-0}
-ASYNC_PROFILER_VERSION=4.2
-PROFILER_LIB="$ROOT/.local/bench/async-profiler-$ASYNC_PROFILER_VERSION/linux-x64/libasyncProfiler.so"
-if [ "$PROFILE" = 1 ] && [ ! -f "$PROFILER_LIB" ]; then
-  echo "==> fetching async-profiler $ASYNC_PROFILER_VERSION (Maven Central)"
-  ./mvnw -B --no-transfer-progress -q dependency:copy \
-    -Dartifact="tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION" -DoutputDirectory="$ROOT/.local/bench"
-  (cd "$ROOT/.local/bench" && mkdir -p "async-profiler-$ASYNC_PROFILER_VERSION" \
-    && cd "async-profiler-$ASYNC_PROFILER_VERSION" \
-    && "$JAVA_HOME/bin/jar" xf "../async-profiler-$ASYNC_PROFILER_VERSION.jar" linux-x64/libasyncProfiler.so)
+PROFILER_LIB=""
+if [ "$PROFILE" = 1 ]; then
+  PROFILER_LIB=$(environments/local/bin/async-profiler.sh)
 fi
 # async-profiler through the attach API (as bench-engine-cpu.sh): CPU samples every ms, per thread; the
 # quotes keep jcmd from reading "a=b" inside the agent's options as its own arguments

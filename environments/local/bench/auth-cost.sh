@@ -28,8 +28,8 @@
 #
 # PROFILE=1 also samples each engine's CPU in the measured window with async-profiler (attached at the
 # window's start, stopped at its end): $OUT/<phase>-<round>.collapsed and its summary
-# $OUT/<phase>-<round>-profile.txt (profile-summary.py); the library is the one bench-engine-cpu.sh
-# fetches ($ROOT/.local/bench/async-profiler-4.2, or PROFILER_LIB).
+# $OUT/<phase>-<round>-profile.txt (profile-summary.py); the agent comes from
+# environments/local/bin/async-profiler.sh (fetched on first use), or PROFILER_LIB.
 #
 # ENGINE_JAVA_OPTS adds JVM options to each engine, e.g. a compilation log per engine process:
 #   ENGINE_JAVA_OPTS='-Xlog:jit+compilation=debug,deoptimization=debug:file=/tmp/jit-%p.log'
@@ -50,12 +50,12 @@ APP=${APP:-$ROOT/engine/service/target/quarkus-app/quarkus-run.jar}
 JFR=${JFR:-0}
 PROFILE=${PROFILE:-0}
 HEADER=${HEADER:-0}
-PROFILER_LIB=${PROFILER_LIB:-$ROOT/.local/bench/async-profiler-4.2/linux-x64/libasyncProfiler.so}
+PROFILER_LIB=${PROFILER_LIB:-}
 ENGINE_JAVA_OPTS=${ENGINE_JAVA_OPTS:-}
 JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 [[ $WARMUP =~ ^[0-9]+s$ ]] || { echo "auth-cost: WARMUP in seconds (60s), not $WARMUP" >&2; exit 2; }
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
-[[ $PROFILE != 1 || -f $PROFILER_LIB ]] || { echo "auth-cost: PROFILE=1 needs $PROFILER_LIB (BENCH_PROFILE=1 environments/local/bin/bench-engine-cpu.sh fetches it)" >&2; exit 2; }
+if [[ $PROFILE == 1 && -z $PROFILER_LIB ]]; then PROFILER_LIB=$("$ROOT/environments/local/bin/async-profiler.sh"); fi
 mkdir -p "$OUT"
 M2=${M2:-$HOME/.m2/repository}
 JOSE=$(ls "$M2"/org/bitbucket/b_c/jose4j/*/jose4j-*.jar | sort -V | tail -1)

@@ -120,6 +120,7 @@ public class WarmUp {
     private static final long SHED_PAUSE_MILLIS = 5;
     private volatile long velocityWrites;
     private volatile long velocityKeysDeleted;
+    private volatile long garbageCollectionMillis = -1;
     private volatile long outboxEntries;
     /** How long the warm-up took, clean-up included (s); 0 until it ended. */
     private volatile double seconds;
@@ -175,6 +176,23 @@ public class WarmUp {
     }
 
     /** Warm-up keys deleted when the warm-up ended. */
+    /** Milliseconds of the full collection before ready; -1 when none ran. */
+    long garbageCollectionMillis() {
+        return garbageCollectionMillis;
+    }
+
+    /**
+     * One full collection while not yet ready (VigilConfig.WarmUp#collectGarbage). Explicit GC must not be
+     * disabled for this ({@code -XX:+DisableExplicitGC} turns it into a no-op; the pause is then ~0).
+     */
+    private void collectGarbage() {
+        long t0 = System.nanoTime();
+        System.gc();
+        garbageCollectionMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        LOG.infof("warm-up: full garbage collection before ready in %d ms (heap used after: %d MB)",
+                garbageCollectionMillis, (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
+    }
+
     long velocityKeysDeleted() {
         return velocityKeysDeleted;
     }
@@ -239,6 +257,9 @@ public class WarmUp {
             normalInARow = streak.get();
             int overHttp = throughTheDataPort(settings, System.nanoTime() + HTTP_PHASE_MAX.toNanos());
             cleanUp();
+            if (settings.collectGarbage()) {
+                collectGarbage();
+            }
             LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port), the last %d in a row NORMAL;"
                             + " %d velocity writes on %d warm-up keys and %d events in %s, then deleted; ready",
                     i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, streak.get(),

@@ -27,6 +27,7 @@ public class WarmUpReadiness implements HealthCheck {
                 .withData("velocity_writes", warmUp.velocityWrites())
                 .withData("velocity_keys_deleted", warmUp.velocityKeysDeleted())
                 .withData("outbox_entries", warmUp.outboxEntries())
+                .withData("garbage_collection_ms", warmUp.garbageCollectionMillis())
                 .build();
     }
 }

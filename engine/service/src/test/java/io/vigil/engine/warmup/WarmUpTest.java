@@ -129,6 +129,8 @@ class WarmUpTest {
         assertThat(warmUp.get("data").get("velocity_writes").asLong()).as("velocity writes ran").isPositive();
         assertThat(warmUp.get("data").get("velocity_keys_deleted").asLong()).as("on warm-up keys, deleted").isPositive();
         assertThat(warmUp.get("data").get("outbox_entries").asLong()).as("XADDs to the warm-up stream ran").isPositive();
+        assertThat(warmUp.get("data").get("garbage_collection_ms").asLong()).as("the full collection before ready ran")
+                .isGreaterThanOrEqualTo(0);
         assertThat(OneRedis.server.command("DBSIZE")).as("no velocity key, marker or stream left").isEqualTo(0L);
         String metrics = Management.given().get("/q/metrics").then().extract().asString();
         assertThat(sum(metrics, "vigil_evaluate_seconds_count")).as("no answer recorded").isZero();

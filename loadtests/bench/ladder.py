@@ -314,7 +314,8 @@ def markdown(s):
     out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('kind', 'AUTH')}, {m.get('profile', '')} profile)", "",
            f"Commit {m.get('commit', '?')}; {m.get('cpus', '?')} CPUs; load average before {m.get('loadavg_before', '?')}, "
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
-           f"engine JVM `{m.get('engine_java_opts', '?')}`." + (f" Redis data: {m['redis_data']}." if m.get("redis_data") else ""),
+           f"engine JVM `{m.get('engine_java_opts', '?')}`." + (f" Redis data: {m['redis_data']}." if m.get("redis_data") else "")
+           + (f" Redis settings: {m['redis_config']}." if m.get("redis_config") else ""),
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
            "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
            "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",

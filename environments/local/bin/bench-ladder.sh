@@ -15,7 +15,9 @@
 # Settings: BENCH_LADDER_STEPS (1000,2000,4000,6000,8000,10000), BENCH_LADDER_STEP, BENCH_LADDER_GAP (settle
 # after each step, counted in the CPU window), BENCH_LADDER_WARM, BENCH_LADDER_CONNS (128), BENCH_POOL (bodies,
 # 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
-# listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS, BENCH_REDIS_DATA (below).
+# listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS, BENCH_REDIS_DATA (below),
+# BENCH_REDIS_CONFIG="zset-max-listpack-entries 128" (Redis settings on top of redis.conf, ';' between
+# them; for a Redis this script starts; read back into the report's header: bench-lib.sh).
 # What this script started is stopped at the end; Redis, Kafka or a relay already running are used and left.
 # BENCH_REDIS_DATA=fresh (default): a Redis this script starts begins empty (.local/bench/redis, wiped), so
 # runs compare; =run: it loads make run's data (.local/run/redis) with whatever earlier runs left there.
@@ -92,6 +94,8 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 "$BIN/ensure-deps.sh" >/dev/null
 log "Redis data: $REDIS_DATA"
 start_component redis 16379
+REDIS_CONFIG=$(bench_redis_config)
+log "Redis settings: $REDIS_CONFIG"
 start_component kafka 19092
 if [ -n "$(listener_pid 8081)" ]; then
   if [ "${BENCH_REUSE_ENGINE:-0}" = 1 ]; then
@@ -137,12 +141,12 @@ python3 loadtests/bench/ladder.py run "$OUT" --gen "$GEN" --pool "$POOL" --pids 
   --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP"
 
 python3 - "$OUT/meta.json" "$PROFILE" "$STAMP" "$(git rev-parse --short HEAD)" "$LOAD_BEFORE" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" "$KIND" "$BESIDE" "$REDIS_DATA" <<'EOF'
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$STEP" "$CONNS" "$ENGINE_OPTS" "$KIND" "$BESIDE" "$REDIS_DATA" "$REDIS_CONFIG" <<'EOF'
 import json, os, sys
-out, profile, stamp, commit, lb, la, step, conns, opts, kind, beside, redis_data = sys.argv[1:]
+out, profile, stamp, commit, lb, la, step, conns, opts, kind, beside, redis_data, redis_config = sys.argv[1:]
 json.dump({"profile": profile, "kind": kind.upper(), "stamp": stamp, "commit": commit, "cpus": os.cpu_count(), "loadavg_before": lb,
            "loadavg_after": la, "step_s": step.rstrip("s"), "conns": int(conns), "engine_java_opts": opts.strip(),
-           "beside": beside, "redis_data": redis_data},
+           "beside": beside, "redis_data": redis_data, "redis_config": redis_config},
           open(out, "w"), indent=2)
 EOF
 rm -f "$POOL" # ~60 MB of request bodies, rebuilt by every run

@@ -26,6 +26,29 @@ else
   REDIS_DATA="kept (${VIGIL_REDIS_DIR:-$BENCH_LIB_ROOT/.local/run/redis}, $(du -sh "${VIGIL_REDIS_DIR:-$BENCH_LIB_ROOT/.local/run/redis}" 2>/dev/null | cut -f1 || echo empty) on disk)"
 fi
 
+# BENCH_REDIS_CONFIG="zset-max-listpack-entries 128" (';' between settings): applied to the Redis the
+#   bench starts (and restarts), on top of the shared redis.conf, for A/B runs of a Redis setting in one
+#   session. Refused when a Redis already listens: its settings are not the bench's to change.
+#   bench_redis_config prints what the running Redis reports for those settings, for the report's header.
+if [ -n "${BENCH_REDIS_CONFIG:-}" ]; then
+  if [ -n "$(bench_listener_pid "${VIGIL_REDIS_PORT:-16379}")" ]; then
+    echo "BENCH_REDIS_CONFIG='$BENCH_REDIS_CONFIG' applies to a Redis the bench starts, but one already listens on :${VIGIL_REDIS_PORT:-16379} (make stop first)" >&2
+    exit 2
+  fi
+  export VIGIL_REDIS_CONFIG="$BENCH_REDIS_CONFIG"
+fi
+bench_redis_config() {
+  [ -n "${BENCH_REDIS_CONFIG:-}" ] || { echo "redis.conf as shipped"; return 0; }
+  local item words got out=""
+  while IFS= read -r -d ';' item; do
+    read -r -a words <<< "$item"
+    [ "${#words[@]}" -gt 0 ] || continue
+    got=$(redis-cli -p "${VIGIL_REDIS_PORT:-16379}" CONFIG GET "${words[0]}" 2>/dev/null | sed -n 2p)
+    out+="${out:+; }${words[0]} ${got:-?}"
+  done <<< "$BENCH_REDIS_CONFIG;"
+  echo "redis.conf + $out (read back)"
+}
+
 # One line: the local cluster's and the real node's processes, pod sandboxes, and JVMs other than the
 # pipeline's (builds, tests) running now. $1: a file of "name pid" lines of the pipeline's processes.
 running_beside() {

@@ -12,7 +12,8 @@
 #                             1,000/s and without a warm-up by the bench (issue 22: ready means warm)
 # For every part the summary gives the NORMAL share over the whole run (issue 22: >= 99.99 % through a
 # Kafka or relay restart at 500/s) and the slowest answer while the part was down, Redis' dataset when
-# the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run: bench-lib.sh.
+# the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run, and
+# BENCH_REDIS_CONFIG (Redis settings on top of redis.conf, e.g. "zset-max-listpack-entries 128"): bench-lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
@@ -78,7 +79,7 @@ for pair in engine:8081 redis:16379 kafka:19092 relay:9091; do
   p=$(listener_pid "${pair#*:}"); [ -n "$p" ] && echo "${pair%%:*} $p"
 done > "$OUT/.pids"
 BESIDE=$(running_beside "$OUT/.pids")
-DATASET="$(redis-cli -p 16379 DBSIZE) keys, $(redis-cli -p 16379 INFO memory | tr -d '\r' | sed -n 's/^used_memory_human://p') used, stream $(redis-cli -p 16379 XLEN vigil:decisions) entries; Redis data: $REDIS_DATA"
+DATASET="$(redis-cli -p 16379 DBSIZE) keys, $(redis-cli -p 16379 INFO memory | tr -d '\r' | sed -n 's/^used_memory_human://p') used, stream $(redis-cli -p 16379 XLEN vigil:decisions) entries; Redis data: $REDIS_DATA; Redis settings: $(bench_redis_config)"
 log "Redis: $DATASET"
 log "beside the pipeline: $BESIDE"
 # The engine's velocity deadline misses so far, "engine_late store_slow" (docs/velocity.md, Metrics).

@@ -13,6 +13,18 @@ REDIS_LOG="${VIGIL_REDIS_LOG:-$VIGIL_ROOT/.local/logs/redis.log}"
 # The settings shared with the tests' RedisServer and the bench scripts (one home; this script adds
 # port, addresses, directory, log and pid file).
 REDIS_SETTINGS="$VIGIL_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf"
+# VIGIL_REDIS_CONFIG: settings on top of REDIS_SETTINGS, "name value" pairs separated by ';'
+# (e.g. "zset-max-listpack-entries 128; hz 20"), given to redis-server as --name value; the benches
+# set it from BENCH_REDIS_CONFIG (bench-lib.sh). A restart by start_redis keeps them.
+redis_config_args() { # one word a line: --name, then its values
+  local item words
+  while IFS= read -r -d ';' item; do
+    read -r -a words <<< "$item"
+    [ "${#words[@]}" -gt 0 ] || continue
+    printf -- '--%s\n' "${words[0]}"
+    [ "${#words[@]}" -lt 2 ] || printf '%s\n' "${words[@]:1}"
+  done <<< "${VIGIL_REDIS_CONFIG:-};"
+}
 
 . "$(dirname "${BASH_SOURCE[0]}")/process-lib.sh"
 
@@ -33,10 +45,13 @@ start_redis() {
   # Also on the host address, for the engine and relay pods of the local cluster's real node.
   local pod_host
   pod_host=$(pod_reachable_host)
-  echo "==> starting redis-server on 127.0.0.1${pod_host:+ and $pod_host}:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)"
+  echo "==> starting redis-server on 127.0.0.1${pod_host:+ and $pod_host}:$REDIS_PORT (AOF, noeviction; data $REDIS_DIR, log $REDIS_LOG)${VIGIL_REDIS_CONFIG:+; with $VIGIL_REDIS_CONFIG}"
+  local extra=()
+  mapfile -t extra < <(redis_config_args)
+  # One "--name value" per setting: redis-server reads its arguments as lines of a config file.
   # shellcheck disable=SC2086  # pod_host: one word or none
   redis-server "$REDIS_SETTINGS" --port "$REDIS_PORT" --bind 127.0.0.1 $pod_host \
-    --dir "$REDIS_DIR" --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG"
+    --dir "$REDIS_DIR" --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG" ${extra[@]+"${extra[@]}"}
   # A Redis that reloads a large AOF answers LOADING for as long as that takes (about 8 s for 1.9 GB
   # here): wait while it loads, up to VIGIL_REDIS_START_TIMEOUT seconds, and say so once.
   local i reply said_loading="" limit=$(( ${VIGIL_REDIS_START_TIMEOUT:-300} * 10 ))

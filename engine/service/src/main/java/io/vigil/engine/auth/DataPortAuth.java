@@ -5,7 +5,6 @@ import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 import io.vigil.engine.decision.DecisionPath;
 import io.vigil.engine.http.RequestGuard;
-import io.vigil.engine.warmup.WarmUpToken;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -30,8 +29,6 @@ public class DataPortAuth {
     CallerAuth auth;
     @Inject
     DecisionPath decisions;
-    @Inject
-    WarmUpToken warmUpToken;
 
     private boolean on;
     private CallerCertificates certificates;
@@ -59,10 +56,12 @@ public class DataPortAuth {
         return normalizedPath.startsWith("/v1/") || normalizedPath.equals("/v1");
     }
 
-    /** True when the caller may go on; otherwise the refusal has been answered. */
-    public boolean admits(RoutingContext ctx) {
-        String warmUp = ctx.request().getHeader(WarmUpToken.HEADER);
-        if (warmUp != null && warmUpToken.matches(warmUp) && loopback(ctx.request().remoteAddress())) {
+    /**
+     * True when the caller may go on; otherwise the refusal has been answered. {@code warmUp}: the request
+     * carries the warm-up's token (RequestGuard matched it, once per request).
+     */
+    public boolean admits(RoutingContext ctx, boolean warmUp) {
+        if (warmUp && loopback(ctx.request().remoteAddress())) {
             // the engine's own warm-up (docs/adr/0024-warm-up-through-authenticated-port.md): its per-process
             // secret stands in for a credential, from loopback, until the warm-up ends; it can only make
             // warm-up decisions (DataRoutes), which leave no trace

@@ -15,7 +15,6 @@ import io.vigil.engine.ruleset.KeyRulesets;
 import io.vigil.engine.ruleset.LoadedRuleset;
 import io.vigil.engine.ruleset.RulesetRegistry;
 import io.vigil.engine.ruleset.RulesetSnapshot;
-import io.vigil.engine.warmup.WarmUpToken;
 import io.vigil.rules.eval.EvaluationType;
 import io.vigil.rules.eval.Outcome;
 import io.vigil.rules.txn.InvalidTransactionException;
@@ -24,6 +23,7 @@ import io.vigil.rules.txn.TransactionReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -56,13 +56,13 @@ public class DataRoutes {
     @Inject
     StorageHealth storage;
 
-    @Inject
-    WarmUpToken warmUpToken;
-
     private final TransactionReader reader = new TransactionReader();
-    /** At most one stack trace a second when answers cannot be written. */
+    /**
+     * At most one stack trace a second when answers cannot be written. Its own, not one of ClientErrors':
+     * those are per client-error kind every 10 s, and a burst of caller errors must not hide an engine's.
+     */
     private final ClientErrors.RateLimitedLog writeFailureLog =
-            new ClientErrors.RateLimitedLog(System::nanoTime, java.util.concurrent.TimeUnit.SECONDS.toNanos(1));
+            new ClientErrors.RateLimitedLog(System::nanoTime, TimeUnit.SECONDS.toNanos(1));
 
     void init(@Observes Router router) {
         BodyHandler body = BodyHandler.create(false).setBodyLimit(config.engine().maxBodyBytes());
@@ -126,8 +126,7 @@ public class DataRoutes {
         }
         boolean explain = explain(ctx.request());
         HttpServerResponse response = ctx.response();
-        String warmUp = ctx.request().getHeader(WarmUpToken.HEADER);
-        if (warmUp != null && warmUpToken.matches(warmUp)) {
+        if (RequestGuard.isWarmUp(ctx)) {
             // the engine's own warm-up through this very route (WarmUp): its keys, its stream, its metrics
             EngineMetrics apart = decisions.warmUpMetrics();
             decisions.warm(type, txn, callerDecision, r -> answer(response, r, explain, apart, true));

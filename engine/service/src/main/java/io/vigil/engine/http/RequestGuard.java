@@ -7,6 +7,7 @@ import io.vertx.ext.web.RoutingContext;
 import io.vigil.engine.VigilConfig;
 import io.vigil.engine.auth.DataPortAuth;
 import io.vigil.engine.decision.DecisionPath;
+import io.vigil.engine.warmup.WarmUpToken;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -23,11 +24,16 @@ import java.util.List;
  * upload limit (which answers 413 with an empty body), so no data-port error is bodiless.
  * Then, on {@code /v1/*}, caller authentication when it is on ({@link DataPortAuth}: in this handler,
  * not a route of its own, to spare every request a route's matching and dispatch).
+ * <p>Whether a request is the engine's own warm-up ({@link WarmUpToken}) is decided here, once: the
+ * header read and the constant-time match serve both the authentication (which admits it from loopback
+ * only) and {@link DataRoutes} (which keeps its decision apart), through {@link #isWarmUp}.
  */
 @ApplicationScoped
 public class RequestGuard {
     /** Before Quarkus's upload limit (-2) and the no-op route (-20). */
     static final int ORDER = -100;
+    /** RoutingContext data: present (TRUE) on a request carrying the warm-up's token. */
+    private static final String WARM_UP = "vigil.warm-up";
 
     @Inject
     VigilConfig config;
@@ -37,6 +43,8 @@ public class RequestGuard {
     ClientErrors clientErrors;
     @Inject
     DataPortAuth callers;
+    @Inject
+    WarmUpToken warmUpToken;
 
     void init(@Observes Router router) {
         router.route().order(ORDER).handler(this::guard);
@@ -65,10 +73,20 @@ public class RequestGuard {
                     "body: larger than the limit of " + config.engine().maxBodyBytes() + " bytes", null);
             return;
         }
-        if (callers.on() && DataPortAuth.guards(ctx.normalizedPath()) && !callers.admits(ctx)) {
+        String token = request.getHeader(WarmUpToken.HEADER);
+        boolean warmUp = token != null && warmUpToken.matches(token);
+        if (callers.on() && DataPortAuth.guards(ctx.normalizedPath()) && !callers.admits(ctx, warmUp)) {
             return;
         }
+        if (warmUp) {
+            ctx.put(WARM_UP, Boolean.TRUE);
+        }
         ctx.next();
+    }
+
+    /** Whether this request carries the warm-up's token (matched by {@link #guard}, the first handler). */
+    static boolean isWarmUp(RoutingContext ctx) {
+        return ctx.get(WARM_UP) != null;
     }
 
     /** {@code chunked} alone, in any case; every other coding or list (even one ending in chunked) is refused. */

@@ -14,6 +14,8 @@
 # Kafka or relay restart at 500/s) and the slowest answer while the part was down, Redis' dataset when
 # the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run, and
 # BENCH_REDIS_CONFIG (Redis settings on top of redis.conf, e.g. "zset-max-listpack-entries 128"): bench-lib.sh.
+# Per slice also where the time went (bench/path-waits.py, ADR 0025): run-queue waits of Redis and of the
+# engine's busiest event loop, Redis' LATENCY events of 1 ms or more, delayed AOF writes, expired keys.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
@@ -89,6 +91,11 @@ missed() {
     /^vigil_velocity_deadline_missed_total\{.*cause="store_slow"/ {s += $NF}
     END {printf "%d %d\n", e, s}' || echo "0 0"
 }
+# Where the slice's time went (environments/local/bench/path-waits.py): run-queue waits of Redis and of
+# the engine's event loops, Redis' LATENCY events (it sets latency-monitor-threshold to 1 ms). The pids are
+# read each time: the redis part restarts Redis.
+WAITS=environments/local/bench/path-waits.py
+waits() { python3 "$WAITS" snap 16379 "$(listener_pid 16379)" "$(listener_pid 8081)" 2>/dev/null || echo '{}'; }
 total=$((BEFORE + DOWN + AFTER))
 : > "$OUT/slices.jsonl"
 for i in $(seq 1 "$total"); do
@@ -114,10 +121,13 @@ for i in $(seq 1 "$total"); do
     echo '{"event":"up"}' >> "$OUT/slices.jsonl"
   fi
   m0=$(missed)
+  w0=$(waits)
   "$GEN" -pool "$POOL" -rate "$RATE" -duration 1s -conns 16 -retry-rate 0 -tag "$STAMP-$i" -out "$OUT/slice.json" >/dev/null
+  w1=$(waits)
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[3].split()]; b=[int(x) for x in sys.argv[4].split()]
 print(json.dumps({"slice":int(sys.argv[2]),"answered":d["answered"],"modes":d["modes"],"codes":d["codes"],"latency_ms":d["latency_ms"],
-                  "missed":{"engine_late":b[0]-a[0],"store_slow":b[1]-a[1]}}))' "$OUT/slice.json" "$i" "$m0" "$(missed)" >> "$OUT/slices.jsonl"
+                  "missed":{"engine_late":b[0]-a[0],"store_slow":b[1]-a[1]},"waits":json.loads(sys.argv[5])}))' \
+    "$OUT/slice.json" "$i" "$m0" "$(missed)" "$(python3 "$WAITS" delta "$w0" "$w1" 2>/dev/null || echo '{}')" >> "$OUT/slices.jsonl"
 done
 wait || true
 rm -f "$POOL" "$OUT/slice.json" "$OUT/.pids"
@@ -142,19 +152,39 @@ lines = [f"# {what} under {rate} AUTH/s (1-second slices)", "",
          f"Beside the pipeline: {beside}.", "",
          "Deadline misses: velocity waits the deadline ended, by cause (engine late: the engine's timer ran "
          "more than 1 ms late, a busy machine; Redis slow: on time, no answer).", "",
-         "| slice | phase | answered | NORMAL | p99 ms | max ms | codes | deadline misses: engine late / Redis slow |",
-         "|---|---|---|---|---|---|---|---|"]
+         "Where the time went (environments/local/bench/path-waits.py): run-queue wait, ms in the slice that "
+         "Redis' main thread and the busiest engine event loop were runnable and not running (preempted or "
+         "not yet scheduled: a machine, not a Redis, problem); Redis' LATENCY events of 1 ms or more "
+         "(event: its longest, ms; wall time, so a preempted command shows too); AOF writes delayed behind a "
+         "slow fsync; keys expired.", "",
+         "| slice | phase | answered | NORMAL | p99 ms | max ms | codes | deadline misses: engine late / Redis slow "
+         "| run-queue wait ms: Redis / event loop | Redis events | AOF delayed / expired |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+def waits(d):
+    w = d.get("waits", {})
+    queue = f"{w.get('redis_wait_ms', '-')} / {w.get('loop_wait_ms_max', '-')}"
+    events = ", ".join(f"{k} {v}" for k, v in sorted(w.get("redis_events", {}).items()))
+    return f"{queue} | {events} | {w.get('aof_delayed_fsync', '-')} / {w.get('expired_keys', '-')}"
 for d in rows:
     lat = d["latency_ms"]
     lines.append(f"| {d['slice']} | {d['phase']} | {d['answered']} | {normal(d):.1f} % | {lat.get('p99', 0):.2f} | "
                  f"{lat.get('max', 0):.2f} | {', '.join(f'{k} {v}' for k, v in sorted(d['codes'].items()))} | "
-                 f"{d.get('missed', {}).get('engine_late', 0)} / {d.get('missed', {}).get('store_slow', 0)} |")
+                 f"{d.get('missed', {}).get('engine_late', 0)} / {d.get('missed', {}).get('store_slow', 0)} | {waits(d)} |")
 after = [d for d in rows if d["phase"] == "after"]
 back = next((i for i, d in enumerate(after) if normal(d) >= 99.0), None)
 down_max = max((d["latency_ms"].get("max", 0) for d in rows if d["phase"] == "down"), default=0)
 answered = sum(sum(d["modes"].values()) for d in rows)
 late = sum(d.get("missed", {}).get("engine_late", 0) for d in rows)
 slow = sum(d.get("missed", {}).get("store_slow", 0) for d in rows)
+# slices with a miss against those without: what the misses coincided with
+def mean_wait(sel, key):
+    v = [d["waits"][key] for d in sel if key in d.get("waits", {})]
+    return f"{sum(v) / len(v):.1f}" if v else "-"
+with_miss = [d for d in rows if sum(d.get("missed", {}).values()) > 0]
+without = [d for d in rows if sum(d.get("missed", {}).values()) == 0]
+wait_line = (f"- run-queue wait per slice, mean ms, slices with a deadline miss ({len(with_miss)}) / without ({len(without)}): "
+             f"Redis {mean_wait(with_miss, 'redis_wait_ms')} / {mean_wait(without, 'redis_wait_ms')}, busiest event loop "
+             f"{mean_wait(with_miss, 'loop_wait_ms_max')} / {mean_wait(without, 'loop_wait_ms_max')}")
 normal_all = 100.0 * sum(d["modes"].get("NORMAL", 0) for d in rows) / (answered or 1)
 if part == "start":
     under = [d["slice"] for d in rows if normal(d) < 99.9]
@@ -163,7 +193,7 @@ if part == "start":
               f"- slices below 99.9 % NORMAL: {', '.join(map(str, under)) or 'none'}",
               f"- worst slice: {min((normal(d) for d in rows), default=0):.1f} % NORMAL; slowest answer "
               f"{max((d['latency_ms'].get('max', 0) for d in rows), default=0):.2f} ms",
-              f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow"]
+              f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow", wait_line]
     open(out + "/summary.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     sys.exit(0)
@@ -171,7 +201,7 @@ lines += ["", f"- NORMAL over the whole run: {normal_all:.3f} % of {answered} an
           f"- back to >= 99 % NORMAL: slice {back + 1 if back is not None else 'never'} after {part} was started again "
           f"(within {back + 1 if back is not None else '?'} s)",
           f"- slowest answer while {part} was down: {down_max:.2f} ms",
-          f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow"]
+          f"- velocity deadline misses over the run: {late} with the engine late, {slow} with Redis slow", wait_line]
 open(out + "/summary.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

@@ -31,6 +31,20 @@ redis_config_args() { # one word a line: --name, then its values
 # The pid recorded by start_redis, if that process is alive and is a redis-server.
 redis_pid() { recorded_pid "$REDIS_PIDFILE" redis-server; }
 
+# Redis is on the decision path: every answer waits for it. It daemonizes into a session of its own, and
+# with autogroup scheduling a session weighs as much as any other (async-path.sh explains), so on a busy
+# machine Redis waited for a core as long as it ran (indicative, load 9-14: 73 ms of run-queue wait per
+# second beside 72 ms of work at 500 calls/s; 34 ms at nice -5) and answers missed the 5 ms deadline on a
+# healthy Redis. Its session's nice, VIGIL_REDIS_NICE (default -5; 0 turns it off), gives it the weight
+# a CPU request gives the managed Redis' pod (docs/adr/0025-redis-cpu-weight.md). Lowering a nice value needs root
+# (CAP_SYS_NICE): without it Redis keeps the default, said once.
+redis_priority() {
+  local nice="${VIGIL_REDIS_NICE:--5}" pid
+  [ "$nice" != 0 ] && pid=$(redis_pid) || return 0
+  echo "$nice" 2>/dev/null > "/proc/$pid/autogroup" \
+    || echo "    redis-server keeps the default CPU weight (setting its session's nice to $nice needs root)"
+}
+
 start_redis() {
   command -v redis-server >/dev/null 2>&1 || { echo "ERROR: redis-server missing: run 'make deps'" >&2; return 1; }
   mkdir -p "$REDIS_DIR" "$(dirname "$REDIS_LOG")"
@@ -58,7 +72,7 @@ start_redis() {
   for i in $(seq 1 "$limit"); do
     reply=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null || true)
     case "$reply" in
-      PONG) return 0 ;;
+      PONG) redis_priority; return 0 ;;
       LOADING*) [ -n "$said_loading" ] || { echo "    loading its dataset ($(du -sh "$REDIS_DIR" | cut -f1) in $REDIS_DIR)"; said_loading=1; } ;;
     esac
     if [ -z "$said_loading" ] && [ "$i" -ge 100 ]; then break; fi

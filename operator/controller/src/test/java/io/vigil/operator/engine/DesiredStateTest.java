@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.vigil.operator.Fixtures;
 import io.vigil.operator.api.v1alpha1.FraudEngine;
 import io.vigil.operator.api.v1alpha1.RulesetRef;
@@ -12,7 +14,9 @@ import io.vigil.operator.engine.desired.Wanted;
 import io.vigil.operator.engine.desired.DesiredState;
 import io.vigil.operator.engine.desired.EngineWorkload;
 import io.vigil.operator.engine.desired.RelayWorkload;
+import io.vigil.operator.engine.desired.VelocityStore;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Properties of the desired state that must hold for every spec (the golden files pin the details). */
@@ -53,6 +57,25 @@ class DesiredStateTest {
         assertThat(conf.apply("1Gi")).contains("\nauto-aof-rewrite-min-size " + (256L << 20) + "\n");
         assertThat(conf.apply("100Mi")).contains("\nauto-aof-rewrite-min-size " + (64L << 20) + "\n");
         assertThat(conf.apply("20Gi")).contains("\nauto-aof-rewrite-min-size " + (512L << 20) + "\n");
+    }
+
+    @Test
+    void managedRedisRequestsCpuUnlessTheSpecSetsItAndHasNoCpuLimit() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        fe.getSpec().velocity.redis.managed = fe.getSpec().velocity.redis.managedOrDefault();
+        // no request: a pod gets the node's smallest CPU weight, and Redis waited for a core on a busy node
+        assertThat(redisResources(fe, "requests")).containsEntry("cpu", VelocityStore.DEFAULT_CPU_REQUEST);
+        assertThat(redisResources(fe, "limits")).doesNotContainKey("cpu");
+        fe.getSpec().velocity.redis.managed.resources = new ResourceRequirementsBuilder()
+                .addToRequests("cpu", new Quantity("2")).build();
+        assertThat(redisResources(fe, "requests")).containsEntry("cpu", "2");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> redisResources(FraudEngine fe, String which) {
+        Map<String, Object> spec = (Map<String, Object>) VelocityStore.standalone(fe).getAdditionalProperties().get("spec");
+        Map<String, Object> kubernetesConfig = (Map<String, Object>) spec.get("kubernetesConfig");
+        return ((Map<String, Map<String, String>>) kubernetesConfig.get("resources")).get(which);
     }
 
     @Test

@@ -34,6 +34,14 @@ public final class VelocityStore {
     /** Memory limit of a Redis pod whose spec sets none (and so the basis of its maxmemory). */
     public static final Quantity DEFAULT_MEMORY = new Quantity("1Gi");
     /**
+     * The CPU a Redis pod requests when the spec sets none, as much as an engine pod. Without a request a
+     * pod gets the node's smallest CPU weight: on a busy node Redis, which every decision waits for, was the
+     * first process kept off a core, and answers missed the deadline on a healthy Redis
+     * (docs/adr/0025-redis-cpu-weight.md). No CPU limit: a CFS quota would stop Redis for the rest of a
+     * 100 ms period once spent.
+     */
+    public static final String DEFAULT_CPU_REQUEST = "500m";
+    /**
      * Share of the container's memory limit Redis may fill: the rest covers the AOF rewrite's fork
      * (copy-on-write pages while it runs), client and replication buffers and allocator fragmentation.
      */
@@ -122,7 +130,10 @@ public final class VelocityStore {
         return resource(fe, "RedisSentinel", Names.redis(fe), spec);
     }
 
-    /** Redis pods always get a memory limit (maxmemory is a share of it; the default when the spec sets none). */
+    /**
+     * Redis pods always get a memory limit (maxmemory is a share of it; the default when the spec sets none)
+     * and a CPU request ({@link #DEFAULT_CPU_REQUEST} when the spec sets none).
+     */
     private static Map<String, Object> kubernetesConfig(VelocitySpec.ManagedRedis m, String image) {
         Map<String, Object> k = new LinkedHashMap<>();
         k.put("image", image);
@@ -132,6 +143,7 @@ public final class VelocityStore {
         Map<String, String> limits = new LinkedHashMap<>(r != null && r.getLimits() != null ? quantities(r.getLimits()) : Map.of());
         limits.putIfAbsent("memory", memoryLimit(m).toString());
         requests.putIfAbsent("memory", limits.get("memory"));
+        requests.putIfAbsent("cpu", DEFAULT_CPU_REQUEST);
         k.put("resources", Map.of("requests", requests, "limits", limits));
         passwordSecret(m, k);
         return k;

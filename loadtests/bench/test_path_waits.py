@@ -37,6 +37,14 @@ class DeltaTest(unittest.TestCase):
         self.assertEqual(d["redis_events"], {"expire-cycle": 6})
         self.assertEqual((d["aof_delayed_fsync"], d["expired_keys"], d["total_forks"]), (1, 250, 1))
 
+    def test_jit_and_safepoints_of_one_engine(self):
+        a = {"engine_pid": "5", "jvm": {"jit_compiles": 10, "jit_ticks": 1_000_000, "safepoint_ticks": 0, "ticks_per_s": 1_000_000_000}}
+        b = {"engine_pid": "5", "jvm": {"jit_compiles": 17, "jit_ticks": 251_000_000, "safepoint_ticks": 3_500_000, "ticks_per_s": 1_000_000_000}}
+        d = path_waits.delta(a, b)
+        self.assertEqual((d["jit_compiles"], d["jit_ms"], d["safepoint_ms"]), (7, 250.0, 3.5))
+        b["engine_pid"] = "6"  # another engine: its counters started from zero
+        self.assertNotIn("jit_compiles", path_waits.delta(a, b))
+
     def test_a_restarted_redis_gives_no_redis_differences(self):
         a = {"redis_pid": "7", "redis_run": 5, "redis_wait": 5, "redis_involuntary": 5, "expired_keys": 900}
         b = {"redis_pid": "8", "redis_run": 1, "redis_wait": 1, "redis_involuntary": 1, "expired_keys": 0}
@@ -82,3 +90,34 @@ class SnapTest(unittest.TestCase):
         self.redis.terminate()
         self.redis.wait(10)
         self.assertEqual(path_waits.snap(self.port, "", ""), {})
+
+
+JAVA = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
+
+
+@unittest.skipIf(JAVA is None or not os.path.exists(JAVA), "no java")
+class JvmCountersTest(unittest.TestCase):
+    def test_reads_a_running_jvms_perf_data(self):
+        with tempfile.TemporaryDirectory() as d:
+            source = os.path.join(d, "Sleep.java")
+            with open(source, "w") as f:
+                f.write("class Sleep { public static void main(String[] a) throws Exception { Thread.sleep(120_000); } }")
+            # the source launcher compiles Sleep.java in the JVM: the JIT has work before main runs
+            jvm = subprocess.Popen([JAVA, "-XX:+UsePerfData", source], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                counters = {}
+                for _ in range(600):
+                    counters = path_waits.jvm_counters(jvm.pid)
+                    if counters.get("jit_compiles", 0) > 0 and len(counters) == len(path_waits.JVM_COUNTERS):
+                        break
+                    time.sleep(0.1)
+                self.assertGreater(counters.get("jit_compiles", 0), 0, counters)
+                self.assertGreater(counters["jit_ticks"], 0)
+                self.assertGreater(counters["ticks_per_s"], 0)
+                self.assertIn("safepoint_ticks", counters)
+            finally:
+                jvm.kill()
+                jvm.wait(10)
+
+    def test_no_perf_data_gives_nothing(self):
+        self.assertEqual(path_waits.jvm_counters(2 ** 22 + 12345), {})

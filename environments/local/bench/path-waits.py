@@ -7,13 +7,16 @@
 #   - Redis' LATENCY monitor events (latency-monitor-threshold, set here to 1 ms when it is off): work
 #     inside Redis that took long (aof-write, aof-fsync-always, expire-cycle, fork, command, fast-command...);
 #     LATENCY RESET after each read, so an event is counted in the slice it happened in;
-#   - INFO: aof_delayed_fsync (a write postponed behind a slow fsync), expired_keys, total_forks.
+#   - INFO: aof_delayed_fsync (a write postponed behind a slow fsync), expired_keys, total_forks;
+#   - the engine JVM's own counters (its hsperfdata file, read without touching the JVM): JIT compilations
+#     and their time (compiler threads compete with the event loops for the cores), time at safepoints
+#     (every thread stopped: collections, deoptimisations).
 # LATENCY measures wall time: a command preempted for 4 ms shows as a 4 ms "fast-command" while
 # Redis did no work; read it beside the run-queue wait of the same slice.
 #   python3 path-waits.py snap REDIS_PORT REDIS_PID ENGINE_PID   one JSON line of counters (pids may be "")
 #   python3 path-waits.py delta BEFORE_JSON AFTER_JSON           one JSON line: the slice's differences
 # Raw RESP, no client library (as redis-stats.py). Never fails the bench: what cannot be read is absent.
-import json, os, socket, sys
+import json, os, socket, struct, sys
 
 
 def redis_call(port, *args):
@@ -73,6 +76,33 @@ def event_loops(pid):
     return loops
 
 
+# hsperfdata counters the bench reads, and the names it gives them
+JVM_COUNTERS = {"sun.ci.totalCompiles": "jit_compiles", "java.ci.totalTime": "jit_ticks",
+                "sun.rt.safepointTime": "safepoint_ticks", "sun.os.hrt.frequency": "ticks_per_s"}
+
+
+def jvm_counters(pid):
+    """JVM_COUNTERS of a HotSpot JVM, from /tmp/hsperfdata_<user>/<pid> (the JVM's perf data; absent with -XX:-UsePerfData)."""
+    paths = [os.path.join("/tmp", d, str(pid)) for d in os.listdir("/tmp") if d.startswith("hsperfdata_")]
+    path = next((p for p in paths if os.path.exists(p)), None)
+    if path is None:
+        return {}
+    with open(path, "rb") as f:
+        b = f.read()
+    if struct.unpack(">I", b[:4])[0] != 0xCAFEC0C0:
+        return {}
+    order = "<" if b[4] == 1 else ">"
+    offset, entries = struct.unpack(order + "ii", b[24:32])
+    out = {}
+    for _ in range(entries):
+        length, name_at, vector, kind, _flags, _units, _variability, data_at = struct.unpack(order + "iiibbbbi", b[offset:offset + 20])
+        name = b[offset + name_at:b.index(b"\0", offset + name_at)].decode()
+        if name in JVM_COUNTERS and kind == ord("J") and vector == 0:
+            out[JVM_COUNTERS[name]] = struct.unpack(order + "q", b[offset + data_at:offset + data_at + 8])[0]
+        offset += length
+    return out
+
+
 def info_fields(port, section, names):
     out = {}
     for line in redis_call(port, "INFO", section).splitlines():
@@ -94,7 +124,9 @@ def snap(port, redis_pid, engine_pid):
     if engine_pid:
         try:
             d["loops"] = {t: list(v) for t, v in event_loops(engine_pid).items()}
-        except OSError:
+            d["engine_pid"] = engine_pid
+            d["jvm"] = jvm_counters(engine_pid)
+        except (OSError, ValueError, struct.error):
             pass
     try:
         if redis_call(port, "CONFIG", "GET", "latency-monitor-threshold")[1] == "0":
@@ -120,6 +152,12 @@ def delta(a, b):
     waits = [(loops_b[t][1] - loops_a[t][1]) / 1e6 for t in loops_b if t in loops_a]
     if waits:
         out["loop_wait_ms_max"] = round(max(waits), 1)
+    jvm_a, jvm_b = a.get("jvm", {}), b.get("jvm", {})
+    if a.get("engine_pid") == b.get("engine_pid") and "jit_compiles" in jvm_a and "jit_compiles" in jvm_b:
+        per_ms = jvm_b.get("ticks_per_s", 1e9) / 1000.0
+        out["jit_compiles"] = jvm_b["jit_compiles"] - jvm_a["jit_compiles"]
+        out["jit_ms"] = round((jvm_b["jit_ticks"] - jvm_a["jit_ticks"]) / per_ms, 1)
+        out["safepoint_ms"] = round((jvm_b["safepoint_ticks"] - jvm_a["safepoint_ticks"]) / per_ms, 1)
     # the events in b happened during the slice (a's read reset them)
     out["redis_events"] = b.get("latency", {})
     for key in ("aof_delayed_fsync", "expired_keys", "total_forks"):

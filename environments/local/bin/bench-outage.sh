@@ -15,7 +15,8 @@
 # the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run, and
 # BENCH_REDIS_CONFIG (Redis settings on top of redis.conf, e.g. "zset-max-listpack-entries 128"): bench-lib.sh.
 # Per slice also where the time went (bench/path-waits.py, ADR 0025): run-queue waits of Redis and of the
-# engine's busiest event loop, Redis' LATENCY events of 1 ms or more, delayed AOF writes, expired keys.
+# engine's busiest event loop, Redis' LATENCY events of 1 ms or more, delayed AOF writes, expired keys, the
+# engine's JIT compilations and time at safepoints.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 JAVA_HOME=${JAVA_HOME:-$(environments/local/bin/java-home.sh)}
@@ -156,15 +157,17 @@ lines = [f"# {what} under {rate} AUTH/s (1-second slices)", "",
          "Redis' main thread and the busiest engine event loop were runnable and not running (preempted or "
          "not yet scheduled: a machine, not a Redis, problem); Redis' LATENCY events of 1 ms or more "
          "(event: its longest, ms; wall time, so a preempted command shows too); AOF writes delayed behind a "
-         "slow fsync; keys expired.", "",
+         "slow fsync; keys expired; the engine JVM's JIT compilations and their time (summed over its compiler "
+         "threads, which compete with the event loops for the cores) and its time at safepoints.", "",
          "| slice | phase | answered | NORMAL | p99 ms | max ms | codes | deadline misses: engine late / Redis slow "
-         "| run-queue wait ms: Redis / event loop | Redis events | AOF delayed / expired |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| run-queue wait ms: Redis / event loop | Redis events | AOF delayed / expired | engine JIT: compiles / ms | safepoints ms |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 def waits(d):
     w = d.get("waits", {})
     queue = f"{w.get('redis_wait_ms', '-')} / {w.get('loop_wait_ms_max', '-')}"
     events = ", ".join(f"{k} {v}" for k, v in sorted(w.get("redis_events", {}).items()))
-    return f"{queue} | {events} | {w.get('aof_delayed_fsync', '-')} / {w.get('expired_keys', '-')}"
+    return (f"{queue} | {events} | {w.get('aof_delayed_fsync', '-')} / {w.get('expired_keys', '-')} | "
+            f"{w.get('jit_compiles', '-')} / {w.get('jit_ms', '-')} | {w.get('safepoint_ms', '-')}")
 for d in rows:
     lat = d["latency_ms"]
     lines.append(f"| {d['slice']} | {d['phase']} | {d['answered']} | {normal(d):.1f} % | {lat.get('p99', 0):.2f} | "

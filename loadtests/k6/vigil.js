@@ -115,9 +115,13 @@ export function evaluate() {
   }
 }
 
+// The health check of setup() is under /v1 too: an engine with a bearer JWT on its data port refuses it
+// without a token (401), so it carries one like every request (setup runs as VU 0: the first token).
+const SETUP_PARAMS = { headers: TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {}, tags: { name: 'setup' } };
+
 /** Fails fast when the target is not up (a wrong BASE_URL should not look like a 100% error run). */
 export function setup() {
-  const res = http.get(BASE_URL + '/v1/evaluate/health', { tags: { name: 'setup' } });
+  const res = http.get(BASE_URL + '/v1/evaluate/health', SETUP_PARAMS);
   if (res.status !== 200) {
     fail(`engine not reachable at ${BASE_URL}/v1/evaluate/health: status ${res.status} ${res.error || ''}`);
   }

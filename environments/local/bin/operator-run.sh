@@ -2,7 +2,7 @@
 # Runs the Vigil operator out of cluster against the local control plane (make cluster-up):
 #   operator-run.sh               foreground, logs to the terminal (Ctrl-C stops it)
 #   operator-run.sh --background  pid in .local/operator/operator.pid, log in .local/operator/operator.log
-# Installs the CRDs from crds/ and the chart's FraudRuleset admission policy first, and builds the operator when its sources are newer than the jar.
+# Installs the CRDs from crds/ and the chart's FraudRuleset admission policy first, and builds the operator when its sources (or the k6 scripts it bundles) are newer than the jar.
 # Launched as the tests launch it (operator-lib.sh: the jar, JVM options, readiness and timeouts of
 # environments/local/test-support/.../app/operator.properties): the Quarkus fast-jar, as in its image.
 set -euo pipefail
@@ -27,7 +27,7 @@ sed 's/fraudruleset-versions\.vigil\.io/fraudruleset-versions-local.vigil.io/' \
   | "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" apply --server-side --force-conflicts --field-manager vigil-operator-run -f - >/dev/null
 echo "operator-run: FraudRuleset version policy installed"
 
-if [ ! -f "$OPERATOR_JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main -newer "$OPERATOR_JAR" -type f -print -quit)" ]; then
+if [ ! -f "$OPERATOR_JAR" ] || [ -n "$(find operator/api/src operator/controller/src/main loadtests/k6 -newer "$OPERATOR_JAR" -type f -print -quit)" ]; then
   echo "operator-run: building the operator"
   ./mvnw -B -q --no-transfer-progress -pl operator/api,operator/controller -am package -DskipTests
 fi

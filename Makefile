@@ -53,7 +53,7 @@ logs: ## Show the logs of what `make run` started
 	@$(LOCAL)/logs.sh
 
 .PHONY: auth-probe
-auth-probe: ## Caller authentication tried as an attacker: a FraudEngine with JWT + mTLS (data) and roles + TLS (management) on make run's real node, every refusal case against both ports, a table case -> expected -> got
+auth-probe: ## Caller authentication tried as an attacker: a FraudEngine with JWT + mTLS (data) and roles + TLS (management) on make run's real node, every refusal case against both ports, Prometheus scraping it as its ServiceMonitor says, an in-cluster k6 run with tokens and a client certificate; a table case -> expected -> got
 	@$(LOCAL)/auth-probe.sh
 
 bench: ## Run the benchmarks: JMH, the load benchmark (k6 scenarios), the rate ladder (BENCH_PROFILE=quick|full), the Redis outage (docs/performance.md)

@@ -9,8 +9,13 @@
 # (python3's http.server on the address pods reach), applies FraudEngine `guarded` (the sample's spec as
 # it runs on the real node, with JWT + mutual TLS on the data port and JWT roles + TLS on the management port),
 # waits for Ready, then tries each case from this host against both ports through their Services'
-# ClusterIPs (kube-proxy), and prints case -> expected -> got. Exit status 1 on any mismatch.
-# The FraudEngine, its Secrets and the JWKS server are removed at the end (VIGIL_PROBE_KEEP=1 keeps them).
+# ClusterIPs (kube-proxy). Then a real Prometheus (its own, on a free port) scrapes the engine pod as the
+# rendered ServiceMonitor says, with the metrics credential and CA read from the Secrets it names, and
+# once more without the credential; and a FraudLoadTest (VIGIL_PROBE_LOADTEST_RATE, 50/s, for
+# VIGIL_PROBE_LOADTEST_DURATION, 20s) runs real k6 in a pod on the real node with tokens and a client
+# certificate. Then the key rotation and the issuer's outage. Prints case -> expected -> got; exit
+# status 1 on any mismatch. The FraudEngine, FraudLoadTests, their Secrets, the JWKS server and the
+# Prometheus are removed at the end (VIGIL_PROBE_KEEP=1 keeps the cluster objects).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 BIN="$ROOT/environments/local/bin"
@@ -39,10 +44,15 @@ if ! real_node_ready; then
 fi
 
 cleanup() {
-  if [ -f "$WORK/jwks.pid" ]; then kill "$(cat "$WORK/jwks.pid")" 2>/dev/null || true; rm -f "$WORK/jwks.pid"; fi
+  local pidfile
+  for pidfile in "$WORK/jwks.pid" "$WORK/prometheus.pid"; do
+    if [ -f "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; fi
+  done
   if [ "${VIGIL_PROBE_KEEP:-0}" != 1 ]; then
     k -n "$NS" delete fraudengine "$FE" --ignore-not-found --wait=false >/dev/null 2>&1 || true
-    k -n "$NS" delete secret "$FE-tls" "$FE-callers-ca" --ignore-not-found >/dev/null 2>&1 || true
+    k -n "$NS" delete fraudloadtest "$FE-k6" "$FE-no-credentials" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+    k -n "$NS" delete secret "$FE-tls" "$FE-callers-ca" "$FE-metrics-token" "$FE-loadtest-tokens" "$FE-loadtest-client" \
+      --ignore-not-found >/dev/null 2>&1 || true
   fi
 }
 trap cleanup EXIT
@@ -79,6 +89,9 @@ log "FraudEngine $FE in $NS: the sample's spec on the real node, authentication 
 k -n "$NS" create secret generic "$FE-tls" --from-file=tls.crt=server.crt --from-file=tls.key=server.key \
   --from-file=ca.crt=ca.crt --dry-run=client -o yaml | k apply -f - >/dev/null
 k -n "$NS" create secret generic "$FE-callers-ca" --from-file=ca.crt=ca.crt --dry-run=client -o yaml | k apply -f - >/dev/null
+# Prometheus' static credential for /q/metrics (ADR 0013, 5): the ServiceMonitor names this Secret.
+k -n "$NS" create secret generic "$FE-metrics-token" --from-literal=token="$(openssl rand -hex 32)" --dry-run=client -o yaml \
+  | k apply -f - >/dev/null
 patch=$(real_node_sample_patch)
 k patch --local -f "$ROOT/environments/local/samples/fraudengine.yaml" --type merge -p "$patch" -o json | python3 -c '
 import json, sys
@@ -87,7 +100,7 @@ spec = fe["spec"]
 spec["durability"]["stream"]["name"] = "vigil:decisions:auth-probe"
 spec["auth"] = {
   "data": {"jwt": True, "mutualTls": True, "requiredScope": "vigil.decide"},
-  "management": {"jwt": True, "tls": True},
+  "management": {"jwt": True, "tls": True, "metricsTokenSecretRef": {"name": name + "-metrics-token", "key": "token"}},
   "jwt": {"issuer": issuer, "audience": [audience], "jwksUrl": jwks},
   "tls": {"secretName": name + "-tls", "clientCaSecretRef": {"name": name + "-callers-ca", "key": "ca.crt"}}}
 print(json.dumps({"apiVersion": fe["apiVersion"], "kind": fe["kind"], "metadata": {"name": name, "namespace": ns}, "spec": spec}))
@@ -188,6 +201,118 @@ for port in data management; do
     row "kubelet's readiness path, no token" management 200 "$(request "$MGMT/q/health/ready")"
   fi
 done
+
+# Prometheus scrapes the management port as the rendered ServiceMonitor says: servicemonitor_scrape.py
+# plays prometheus-operator's part, turning the ServiceMonitor and the Secrets it names, read from the
+# cluster, into a scrape job per endpoint (the pods behind its Services, from their Endpoints; its
+# scheme, CA, server name and bearer credential), plus the engine's job without the credential; a real
+# Prometheus (tools.sh) runs them.
+log "Prometheus scrapes the management port with what the ServiceMonitor names (its credential and CA)"
+mkdir -p prometheus
+k -n "$NS" get servicemonitor "$FE" -o json > prometheus/servicemonitor.json
+(umask 077; k -n "$NS" get secrets -o json > prometheus/secrets.json)
+for kind in services endpoints; do k -n "$NS" get "$kind" -o json > "prometheus/$kind.json"; done
+python3 "$BIN/servicemonitor_scrape.py" --service-monitor prometheus/servicemonitor.json \
+  --secrets prometheus/secrets.json --services prometheus/services.json --endpoints prometheus/endpoints.json \
+  --out prometheus --without-credential > prometheus/prometheus.yml || die "no scrape configuration from ServiceMonitor $FE"
+rm -f prometheus/secrets.json
+PROM_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PROM="http://127.0.0.1:$PROM_PORT"
+nohup "$("$BIN/tools.sh" path prometheus)" --config.file=prometheus/prometheus.yml --storage.tsdb.path=prometheus/data \
+  --web.listen-address="127.0.0.1:$PROM_PORT" > prometheus/prometheus.log 2>&1 &
+echo $! > prometheus.pid
+# Each scrape pool's targets as "pool health lastError", once every target was scraped (or 120 s passed).
+scrapes() {
+  curl -fsS "$PROM/api/v1/targets?state=active" 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["data"]["activeTargets"]:
+    print(t["scrapePool"], t["health"], t["lastError"].replace("\n", " ") or "-")'
+}
+start=$SECONDS
+until scrapes > prometheus/targets 2>/dev/null && [ -s prometheus/targets ] && ! grep -q ' unknown ' prometheus/targets \
+  && [ "$(grep -c "^serviceMonitor/$NS/$FE/0" prometheus/targets)" -ge 2 ]; do
+  [ $((SECONDS - start)) -lt 120 ] || break
+  sleep 3
+done
+sed 's/^/    /' prometheus/targets
+promql() { curl -fsS "$PROM/api/v1/query" --data-urlencode "query=$1" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "none")'; }
+scraped() { # scrape pool, PromQL selector of its series
+  local target up series
+  target=$(awk -v p="$1" '$1 == p { $1 = ""; print substr($0, 2); exit }' prometheus/targets)
+  [ -n "$target" ] || { echo "no target (see $WORK/prometheus)"; return; }
+  up=$(promql "up{$2}") series=$(promql "count({__name__=~\"vigil_.+\",$2})")
+  if [ "$up" = 1 ] && [ "$series" != none ]; then echo "up 1, vigil_ metrics ($series series)"
+  elif [[ "$target" == down* ]] && [[ "$target" == *" 401 "* ]]; then echo "down, 401 (${target#down })"
+  else echo "up ${up}, ${target}"; fi
+}
+sm="serviceMonitor/$NS/$FE"
+row "Prometheus, ServiceMonitor's engine endpoint (https, its CA, its bearer credential)" management "up 1, vigil_ metrics" \
+  "$(scraped "$sm/0" "service=\"$FE-engine-management\",probe_case=\"\"")"
+row "Prometheus, the same scrape without the credential" management "down, 401" \
+  "$(scraped "$sm/0/without-credential" "service=\"$FE-engine-management\",probe_case=\"without-credential\"")"
+row "Prometheus, ServiceMonitor's relay endpoint (no credential sent)" "relay mgmt" "up 1, vigil_ metrics" \
+  "$(scraped "$sm/1" "service=\"$FE-relay-management\"")"
+kill "$(cat prometheus.pid)" 2>/dev/null || true; rm -f prometheus.pid
+
+# An in-cluster load test against this engine (ADR 0014): a FraudLoadTest whose real k6 runner pod on the
+# real node brings tokens and a client certificate from Secrets (spec.runner.tokensSecretRef,
+# clientCertificate), run by the operator's runner Jobs; its verdict is k6's. Latency is not what is
+# tried here (a busy 2-core machine), so only the latency thresholds are loosened: every answer must
+# still be a decision in NORMAL mode, at the SLO's error rate. First without credentials: not run.
+log "in-cluster k6 (FraudLoadTest, ${VIGIL_PROBE_LOADTEST_RATE:-50}/s for ${VIGIL_PROBE_LOADTEST_DURATION:-20s}) with tokens and a client certificate"
+for i in $(seq 1 20); do good --scope vigil.decide --exp-in 3600; done > loadtest-tokens
+k -n "$NS" create secret generic "$FE-loadtest-tokens" --from-file=tokens=loadtest-tokens --dry-run=client -o yaml | k apply -f - >/dev/null
+k -n "$NS" create secret generic "$FE-loadtest-client" --type=kubernetes.io/tls --from-file=tls.crt=client.crt \
+  --from-file=tls.key=client.key --from-file=ca.crt=ca.crt --dry-run=client -o yaml | k apply -f - >/dev/null
+loadtest() { # name, then "with" or "without" credentials
+  python3 -c '
+import json, sys
+name, ns, fe, image, rate, duration, creds = sys.argv[1:]
+runner = {"image": image, "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+          "scheduling": {"nodeSelector": {"vigil.io/node": "real"},
+                         "tolerations": [{"key": "vigil.io/real-node", "operator": "Exists", "effect": "NoSchedule"}]}}
+if creds == "with":
+    runner["tokensSecretRef"] = {"name": fe + "-loadtest-tokens", "key": "tokens"}
+    runner["clientCertificate"] = {"secretName": fe + "-loadtest-client"}
+print(json.dumps({"apiVersion": "vigil.io/v1alpha1", "kind": "FraudLoadTest", "metadata": {"name": name, "namespace": ns},
+  "spec": {"target": {"fraudEngine": fe}, "scenario": "constant-arrival-rate", "rate": int(rate), "duration": duration,
+           "thresholds": {"p50Ms": 1000, "p95Ms": 1000, "p99Ms": 1000}, "runner": runner}}))
+' "$1" "$NS" "$FE" "$("$BIN/images.sh" ref loadtest-runner)" "${VIGIL_PROBE_LOADTEST_RATE:-50}" \
+    "${VIGIL_PROBE_LOADTEST_DURATION:-20s}" "$2" | k apply -f - >/dev/null
+}
+flt() { k -n "$NS" get fraudloadtest "$1" -o jsonpath="$2" 2>/dev/null; }
+loadtest "$FE-no-credentials" without
+start=$SECONDS
+until [ -n "$(flt "$FE-no-credentials" '{.status.conditions[?(@.type=="ReadyToRun")].reason}')" ] || [ $((SECONDS - start)) -ge 60 ]; do sleep 2; done
+row "in-cluster k6 without tokens or certificate: not run" data "CallerCredentialsMissing" \
+  "$(flt "$FE-no-credentials" '{.status.conditions[?(@.type=="ReadyToRun")].reason}')"
+counts() { # the data port's refusals, and the decisions it answered, so far (the engine's metrics)
+  request -H "$(bearer "$READER")" "$MGMT/q/metrics" >/dev/null
+  awk '/^vigil_auth_refused_total\{.*port="data"/ { r += $NF }
+       /^vigil_evaluate_seconds_count\{.*endpoint="auth"/ { d += $NF } END { printf "%d %d", r, d }' body
+}
+read -r refused_before decided_before <<< "$(counts)"
+loadtest "$FE-k6" with
+start=$SECONDS
+until [ -n "$(flt "$FE-k6" '{.status.verdict}')" ] || [ $((SECONDS - start)) -ge "${VIGIL_PROBE_LOADTEST_TIMEOUT:-300}" ]; do sleep 5; done
+verdict=$(flt "$FE-k6" '{.status.verdict}') testrun=$(flt "$FE-k6" '{.status.testRun}')
+k -n "$NS" logs -l "k6_cr=$testrun" --tail=-1 > loadtest-runner.log 2>&1 || true
+sed 's/^/    /' loadtest-runner.log | tail -10
+read -r refused_after decided_after <<< "$(counts)"
+# k6's summary line of the scenario (setup's health check is not in it): requests, failed %, NORMAL %.
+read -r n failed normal <<< "$(sed -n 's/^ *[0-9]*\/s *\([0-9]*\) req .* failed \([0-9.]*\)%  normal \([0-9.]*\)%.*/\1 \2 \3/p' loadtest-runner.log | head -1)"
+n=${n:-0} decided=$((decided_after - decided_before))
+if [ "$n" -gt 0 ] && [ "$failed" = 0.000 ] && [ "$decided" = "$n" ]; then got="each one decided ($n requests, $decided decisions, ${normal} % NORMAL)"
+else got="$n requests, failed ${failed:-?} %, $decided decisions (see $WORK/loadtest-runner.log)"; fi
+row "in-cluster k6, tokens + client certificate: its answers" data "each one decided" "$got"
+row "in-cluster k6: data-port refusals (401/403) during the run" data 0 "$((refused_after - refused_before))"
+# k6's verdict holds the engine to the SLO's error rate, DEGRADED answers included (a 5 ms deadline on a
+# busy 2-core machine can miss): the one row here that depends on the machine, not on the credentials.
+why=$(flt "$FE-k6" '{.status.conditions[?(@.type=="Completed")].reason}: {.status.failedThresholds}')
+row "in-cluster k6: verdict (SLO error rate; latency not held)" data Passed "${verdict:-none after ${VIGIL_PROBE_LOADTEST_TIMEOUT:-300} s} ($why)"
 
 # A rotated key: the issuer publishes probe-2 beside probe-1; a token signed with it is refused
 # (unknown_key) until the early fetch it triggers (never sooner than 30 s after the last) brings it.

@@ -136,7 +136,7 @@ bench-velocity: ## Velocity benchmark: script round trip on a local redis-server
 	@$(LOCAL)/bench-velocity.sh
 
 .PHONY: bench-velocity-instructions
-bench-velocity-instructions: ## Redis instructions per velocity call under callgrind (hot-card steady state) vs the native-command floor; repeatable on a busy machine (ADR 0006)
+bench-velocity-instructions: ## Redis instructions per velocity call (vs the native-command floor) and per durable decision (+ outbox XADD and relay) under callgrind; repeatable on a busy machine (ADR 0006, 0026)
 	@$(LOCAL)/bench-velocity.sh instructions
 
 .PHONY: bench-engine-cpu

@@ -7,6 +7,7 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vigil.engine.outbox.OutboxInstructions;
 import io.vigil.engine.velocity.VelocityKeys;
 import io.vigil.engine.velocity.VelocityScriptClient;
 import io.vigil.rules.velocity.Aggregate;
@@ -43,6 +44,10 @@ import java.util.regex.Pattern;
  * <li>the floor: the native commands one such call must run on the same keys (GET marker, per
  * dimension value one HMGET and one HSET of its fields, one ZADD per distinct check, SET marker),
  * pipelined without a script, same batches.</li>
+ * <li>the rest of a CARD_AUTH v2 durable decision ({@link OutboxInstructions}): its stream entry
+ * {@code XADD}ed as the engine's writer sends it ({@link #WRITER_BATCH} entries per pipeline), then
+ * the relay's {@code XREADGROUP}, {@code XACK} and {@code XDEL} ({@link #RELAY_COUNT} per command);
+ * Ir per event, not net of anything.</li>
  * </ol>
  * Kernel time (system calls) is not in Ir; batching is what keeps it small.
  */
@@ -52,6 +57,12 @@ public final class VelocityInstructionsBenchmark {
     static final int WARM = Integer.getInteger("bench.instr.warm", 25_000);
     static final int BATCH = 32;
     static final long HOUR = 3_600_000L;
+    /** The outbox part (a durable decision's stream entry, written and relayed); off with -Dbench.instr.outbox=false. */
+    static final boolean OUTBOX = !"false".equals(System.getProperty("bench.instr.outbox"));
+    /** Entries per writer pipeline: 2,000 decisions/s over the writer's 5 ms linger. */
+    static final int WRITER_BATCH = Integer.getInteger("bench.instr.writer-batch", 10);
+    /** The relay's entries-per-command (ADR 0022). */
+    static final int RELAY_COUNT = Integer.getInteger("bench.instr.relay-count", 100);
 
     public static void main(String[] args) throws Exception {
         int port = Integer.getInteger("bench.instr.port");
@@ -107,6 +118,11 @@ public final class VelocityInstructionsBenchmark {
             base += CALLS;
             at += step * CALLS;
         }
+        // the rest of a durable decision: its stream entry written by the engine's writer, relayed
+        OutboxInstructions.Result outbox = OUTBOX
+                ? new OutboxInstructions(redis).run(work -> measure(pid, work::run), VelocityInstructionsBenchmark::hot,
+                        base, CALLS, WRITER_BATCH, RELAY_COUNT)
+                : null;
         callgrind(pid, "-i", "off");
 
         double pingPer = (double) ping / CALLS;
@@ -115,6 +131,20 @@ public final class VelocityInstructionsBenchmark {
             double callPer = (double) m.getValue() / CALLS - pingPer;
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %.2f× | %,.0f | %s |%n",
                     m.getKey(), callPer, floorPer, pingPer, callPer / floorPer, idlePerSecond,
+                    VelocityCostBenchmark.loadAverage());
+        }
+        if (outbox != null) {
+            double writer = (double) outbox.writerIr() / outbox.events();
+            double relay = (double) outbox.relayIr() / outbox.events();
+            double call = (double) measured.get(label + ", CARD_AUTH v2") / CALLS;
+            System.out.println();
+            System.out.println("| Build | CARD_AUTH v2 durable decision: Ir in all | velocity call (with its PING share) "
+                    + "| XADD (writer) | relay: XREADGROUP, XACK, XDEL | event bytes | writer: entries per pipeline "
+                    + "| relay: commands per 100 events | load |");
+            System.out.println("|---|---|---|---|---|---|---|---|---|");
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,d | %.1f | %.1f | %s |%n",
+                    label, call + writer + relay, call, writer, relay, outbox.eventBytes() / outbox.events(),
+                    (double) outbox.events() / outbox.writerPipelines(), 100.0 * outbox.relayCommands() / outbox.events(),
                     VelocityCostBenchmark.loadAverage());
         }
         if (generic != null) {

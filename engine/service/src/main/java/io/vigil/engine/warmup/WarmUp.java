@@ -84,7 +84,21 @@ public class WarmUp {
     private static final long CLEAN_UP_MILLIS = 10_000;
     private static final String[] MCCS = {"5411", "7995", "5999", "4829", "6011", "5812", "5732"};
     private static final String[] COUNTRIES = {"DE", "US", "FR", "GB", "NL", "BR"};
-    private static final String[] ENTRY_MODES = {"chip", "contactless", "ecommerce", "manual", "swipe"};
+    // Values in the forms callers send (upper case) and some in others: a branch, a string comparison or
+    // a regex the warm-up never took is compiled without it, and the first real transaction that takes
+    // it deoptimises the compiled method (an "uncommon trap": interpreted until compiled again). Seen
+    // right after ready with real traffic: 39 decision-path methods in 5 s (TransactionReader.read,
+    // Node$TextRegex.eval, DecisionPath$Request.answer...), when the warm-up sent none of the fields
+    // below (docs/adr/0025-redis-cpu-weight.md, "Not settled").
+    private static final String[] ENTRY_MODES = {"CHIP", "CONTACTLESS", "ECOM", "MANUAL", "SWIPE", "chip", "ecommerce"};
+    private static final String[] TRANSACTION_TYPES = {"PURCHASE", "PURCHASE", "REFUND", "CASH_ADVANCE", "QUASI_CASH"};
+    private static final String[] MERCHANTS = {"GROCERY", "DIRECT_MARKETING", "GIFT CARD SHOP", "TRAVEL", "DIGITAL_GOODS"};
+    private static final String[] NETWORKS = {"VISA", "MASTERCARD", "AMEX", "DISCOVER"};
+    private static final String[] CURRENCIES = {"EUR", "USD", "GBP", "JPY"};
+    private static final String[] EMAILS = {"@example.org", "@mailinator.com", "@example.ru"};
+    private static final String[] PHONES = {"+33612345678", "+2348012345678", "+14155550100"};
+    private static final String[] POSTAL_CODES = {"75001", "97230", "10115", "SW1A 1AA"};
+    private static final String[] THREE_DS = {"AUTHENTICATED", "FAILED", "NOT_ATTEMPTED", "UNAVAILABLE"};
     private static final double[] AMOUNTS = {4.5, 19.99, 150, 720, 2500, 9800};
 
     @Inject
@@ -511,13 +525,26 @@ public class WarmUp {
         StringBuilder b = new StringBuilder(512);
         b.append("{\"transaction_id\":\"vigil-warm-up-").append(n).append('"');
         b.append(",\"card_hash\":\"vigil-warm-up-card-").append(n % 997).append('"');
-        b.append(",\"amount\":").append(String.format(Locale.ROOT, "%.2f", AMOUNTS[n % AMOUNTS.length]));
-        b.append(",\"currency\":\"EUR\"");
+        double amount = AMOUNTS[n % AMOUNTS.length];
+        // an integer on the wire too (1500, not 1500.00): the number parser has a path for each
+        b.append(",\"amount\":").append(n % 7 == 6 ? String.valueOf((long) amount) : String.format(Locale.ROOT, "%.2f", amount));
+        b.append(",\"currency\":\"").append(CURRENCIES[n % CURRENCIES.length]).append('"');
         b.append(",\"merchant_id\":\"vigil-warm-up-merchant-").append(n % 31).append('"');
+        String merchant = MERCHANTS[n % MERCHANTS.length];
+        b.append(",\"merchant_name\":\"VIGIL WARM-UP ").append(merchant).append(' ').append(n % 53).append('"');
+        b.append(",\"merchant_category\":\"").append(merchant.replace(' ', '_')).append('"');
         b.append(",\"merchant_category_code\":\"").append(MCCS[n % MCCS.length]).append('"');
         b.append(",\"card_present\":").append(n % 3 == 0);
+        if (n % 6 != 5) {
+            b.append(",\"transaction_type\":\"").append(TRANSACTION_TYPES[n % TRANSACTION_TYPES.length]).append('"');
+        }
         b.append(",\"entry_mode\":\"").append(ENTRY_MODES[n % ENTRY_MODES.length]).append('"');
         b.append(",\"country_code\":\"").append(COUNTRIES[n % COUNTRIES.length]).append('"');
+        b.append(",\"card_network\":\"").append(NETWORKS[n % NETWORKS.length]).append('"');
+        b.append(",\"card_bin\":\"").append(411111 + n % 9 * 10000).append('"');
+        b.append(",\"card_logo\":\"").append(n % 2 == 0 ? "CLASSIC" : "PLATINUM").append('"');
+        b.append(n % 5 == 1 ? ",\"occurred_at\":\"" : ",\"timestamp\":\"")
+                .append("2026-01-01T10:").append(10 + n % 50).append(":00.").append(100 + n % 900).append("Z\"");
         if (n % 4 != 3) {
             b.append(",\"device_id\":\"vigil-warm-up-device-").append(n % 211).append('"');
         }
@@ -525,12 +552,38 @@ public class WarmUp {
             b.append(",\"ip_address\":\"10.").append(n % 250).append(".0.").append(n % 7).append('"');
         }
         if (n % 4 != 1) {
-            b.append(",\"email\":\"vigil-warm-up-").append(n % 101).append("@example.org\"");
+            b.append(",\"email\":\"vigil-warm-up-").append(n % 101).append(EMAILS[n % EMAILS.length]).append('"');
+        }
+        if (n % 3 != 2) {
+            b.append(",\"phone\":\"").append(PHONES[n % PHONES.length]).append('"');
+        }
+        if (n % 5 != 4) {
+            address(b, "billing_address", n);
+        }
+        if (n % 5 != 3) {
+            address(b, "shipping_address", n + 1);
+        }
+        if (n % 6 != 4) {
+            b.append(",\"custom_fields\":{\"risk_score\":").append(n * 7 % 100)
+                    .append(",\"three_ds_result\":\"").append(THREE_DS[n % THREE_DS.length]).append('"')
+                    .append(",\"account_age_days\":").append(n % 4 == 0 ? 1 : 400)
+                    .append(",\"first_purchase\":").append(n % 4 == 1)
+                    .append(",\"channel\":\"").append(n % 2 == 0 ? "app" : "web").append("\"}");
         }
         if (monitoring) {
-            b.append(",\"decision\":\"APPROVE\"");
+            b.append(",\"decision\":\"").append(n % 3 == 0 ? "DECLINE" : "APPROVE").append('"');
         }
         b.append('}');
         return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void address(StringBuilder b, String name, int n) {
+        b.append(",\"").append(name).append("\":{\"city\":\"").append(n % 3 == 0 ? "Lagos" : "Lyon").append("\",\"country\":\"")
+                .append(n % 11 == 0 ? "RU" : COUNTRIES[n % COUNTRIES.length])
+                .append("\",\"postal_code\":\"").append(POSTAL_CODES[n % POSTAL_CODES.length]).append('"');
+        if (n % 2 == 0) {
+            b.append(",\"state\":\"").append(n % 4 == 0 ? "ARA" : "IDF").append('"');
+        }
+        b.append('}');
     }
 }

@@ -69,6 +69,10 @@ bench-outage: ## Redis SIGKILLed for 10 s under 500 AUTH/s: NORMAL share, p99 an
 bench-ladder: ## Rate ladder 1k-10k AUTH/s, open loop (vigil-load): latency, NORMAL share, CPU µs per decision per process, Redis usec_per_call; HTML report (BENCH_PROFILE=quick|full)
 	@$(LOCAL)/bench-ladder.sh
 
+.PHONY: bench-ladder-auth
+bench-ladder-auth: ## The ladder with caller authentication off and with bearer JWT (300 callers reusing tokens), alternated on one data plane; CPU per decision and NORMAL share per mode, ratios jwt/off (BENCH_LADDER_AUTH=off,jwt,off,jwt)
+	@BENCH_LADDER_AUTH=$${BENCH_LADDER_AUTH:-off,jwt} $(LOCAL)/bench-ladder.sh
+
 .PHONY: bench-ladder-monitoring
 bench-ladder-monitoring: ## The same ladder on POST /v1/evaluate/monitoring (CARD_MONITORING, all matching rules; BENCH_LADDER_STEPS=1000,2000,4000)
 	@BENCH_LADDER_KIND=monitoring $(LOCAL)/bench-ladder.sh

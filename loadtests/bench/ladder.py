@@ -311,7 +311,8 @@ def _codes(row):
 
 def markdown(s):
     m, rows = s["meta"], s["steps"]
-    out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('kind', 'AUTH')}, {m.get('profile', '')} profile)", "",
+    auth = f", caller authentication {m['auth']}" if m.get("auth") else ""
+    out = [f"# Rate ladder {m.get('stamp', '')} ({m.get('kind', 'AUTH')}, {m.get('profile', '')} profile{auth})", "",
            f"Commit {m.get('commit', '?')}; {m.get('cpus', '?')} CPUs; load average before {m.get('loadavg_before', '?')}, "
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
            f"engine JVM `{m.get('engine_java_opts', '?')}`." + (f" Redis data: {m['redis_data']}." if m.get("redis_data") else "")
@@ -410,6 +411,76 @@ def report(results):
     return s, md
 
 
+# ---- caller authentication off against on (bench-ladder.sh BENCH_LADDER_AUTH) ----------------------
+
+def _mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def _ratio(a, b):
+    return round(a / b, 3) if a is not None and b else None
+
+
+def compare(ladders):
+    """[(mode, summary)] in run order -> per step and mode: the means over that mode's ladders of the engine's
+    CPU µs per decision, each process', the pipeline's per durable decision, the NORMAL share; and each mode's
+    ratios to "off" (the first mode when there is no "off")."""
+    modes = list(dict.fromkeys(m for m, _ in ladders))
+    base = "off" if "off" in modes else modes[0]
+    rates = sorted({r["offered"] for _, s in ladders for r in s["steps"]})
+    meta = [{"mode": m, "stamp": s["meta"].get("stamp"), "loadavg_before": s["meta"].get("loadavg_before"),
+             "loadavg_after": s["meta"].get("loadavg_after")} for m, s in ladders]
+    steps = []
+    for rate in rates:
+        by_mode = {}
+        for mode in modes:
+            rows = [r for m, s in ladders if m == mode for r in s["steps"] if r["offered"] == rate]
+            procs = sorted({n for r in rows for n in r["cpu_us_per_decision"]})
+            by_mode[mode] = {
+                "ladders": len(rows),
+                "engine_us": _mean([r["cpu_us_per_decision"].get("engine") for r in rows]),
+                "cpu_us_per_decision": {n: _mean([r["cpu_us_per_decision"].get(n) for r in rows]) for n in procs},
+                "pipeline_us_per_durable": _mean([r["pipeline_cpu_us_per_durable_decision"] for r in rows]),
+                "normal_share": _mean([r["normal_share"] for r in rows]),
+                "p99_ms": _mean([r["latency_ms"]["p99"] for r in rows]),
+                "held": all(r["held"] for r in rows) if rows else None,
+            }
+        ratios = {mode: {"engine": _ratio(by_mode[mode]["engine_us"], by_mode[base]["engine_us"]),
+                         "pipeline_per_durable": _ratio(by_mode[mode]["pipeline_us_per_durable"],
+                                                        by_mode[base]["pipeline_us_per_durable"])}
+                  for mode in modes if mode != base}
+        steps.append({"offered": rate, "modes": by_mode, "ratios": ratios})
+    return {"base": base, "modes": modes, "ladders": meta, "steps": steps}
+
+
+def compare_markdown(c):
+    base, others = c["base"], [m for m in c["modes"] if m != c["base"]]
+    out = ["# Rate ladder: caller authentication " + " against ".join([*others, base]), "",
+           "Ladders in the order they ran (one data plane: the same Redis, Kafka and relay; the engine restarted "
+           "for each): " + "; ".join(f"{l['mode']} {l['stamp']} (load average {l['loadavg_before']} -> {l['loadavg_after']})"
+                                     for l in c["ladders"]) + ".",
+           "Means over the ladders of a mode. Engine = the engine's CPU µs per decision; durable = engine + Redis + relay "
+           "+ Kafka per event published to Kafka.", "",
+           "| offered/s | mode | engine µs | redis µs | relay µs | kafka µs | pipeline per durable µs | NORMAL | p99 ms | held |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for st in c["steps"]:
+        for mode in c["modes"]:
+            m = st["modes"][mode]
+            p = m["cpu_us_per_decision"]
+            out.append(f"| {st['offered']:,.0f} | {mode} | {_fmt(m['engine_us'])} | {_fmt(p.get('redis'))} | {_fmt(p.get('relay'))} | "
+                       f"{_fmt(p.get('kafka'))} | {_fmt(m['pipeline_us_per_durable'])} | "
+                       f"{_fmt(100 * m['normal_share'] if m['normal_share'] is not None else None, 2)} % | "
+                       f"{_fmt(m['p99_ms'], 2)} | {'-' if m['held'] is None else 'yes' if m['held'] else 'no'} |")
+    for mode in others:
+        out += ["", f"Ratios {mode} / {base} (same run):", "", "| offered/s | engine CPU per decision | pipeline CPU per durable decision |",
+                "|---|---|---|"]
+        for st in c["steps"]:
+            r = st["ratios"][mode]
+            out.append(f"| {st['offered']:,.0f} | {_fmt(r['engine'], 3)} | {_fmt(r['pipeline_per_durable'], 3)} |")
+    return "\n".join(out) + "\n"
+
+
 # ---- the run --------------------------------------------------------------------------------------
 
 def redis_cli(port, *args):
@@ -463,7 +534,8 @@ def run(a):
               f"(+{gap_s:g}s settle)", flush=True)
         proc = subprocess.run([a.gen, "-url", a.url, "-pool", a.pool, "-rate", str(rate), "-duration", f"{step_s}s",
                                "-conns", str(a.conns), "-tag", f"{a.tag}-{rate}", "-out", out, "-watch", watch,
-                               "-settle", f"{gap_s}s", "-clk-tck", str(os.sysconf("SC_CLK_TCK"))],
+                               "-settle", f"{gap_s}s", "-clk-tck", str(os.sysconf("SC_CLK_TCK"))]
+                              + (["-tokens", a.tokens] if a.tokens else []),
                               capture_output=True, text=True)
         sys.stdout.write("    " + (proc.stdout.strip() or proc.stderr.strip()) + "\n")
         if proc.returncode != 0:
@@ -509,11 +581,28 @@ def main(argv):
     r.add_argument("--redis-port", type=int, default=16379)
     r.add_argument("--stream", default="vigil:decisions", help="the decision stream whose length is recorded")
     r.add_argument("--tag", default=str(int(time.time())))
+    r.add_argument("--tokens", help="bearer tokens, one a line, each request carrying one (vigil-load -tokens)")
     rp = sub.add_parser("report")
     rp.add_argument("results")
+    cp = sub.add_parser("compare", help="the ladders of one run with caller authentication off and on: ratios per step")
+    cp.add_argument("out", help="where compare.md and compare.json go")
+    cp.add_argument("ladders", nargs="+", help="<auth mode>=<ladder results dir>, in the order they ran")
     a = p.parse_args(argv)
     if a.cmd == "run":
         run(a)
+    elif a.cmd == "compare":
+        ladders = []
+        for spec in a.ladders:
+            mode, _, d = spec.partition("=")
+            with open(os.path.join(d, "summary.json")) as f:
+                ladders.append((mode, json.load(f)))
+        c = compare(ladders)
+        with open(os.path.join(a.out, "compare.json"), "w") as f:
+            json.dump(c, f, indent=2)
+        md = compare_markdown(c)
+        with open(os.path.join(a.out, "compare.md"), "w") as f:
+            f.write(md)
+        print(md)
     else:
         _, md = report(a.results)
         print(md)

@@ -133,6 +133,25 @@ class LadderTest(unittest.TestCase):
             with open(os.path.join(d, "summary.json")) as f:
                 self.assertEqual(json.load(f)["highest_held"], 1000)
 
+    def test_compare_means_each_mode_over_its_ladders_and_divides_by_off(self):
+        def summary(mode, engine_cpu, normal):
+            cpu = {"engine": engine_cpu, "redis": 1_000_000, "relay": 500_000, "kafka": 500_000}
+            rows = [ladder.analyse_step(step(1000, 10000, normal, 2.0, cpu=cpu, published=10000))]
+            return mode, {"meta": {"stamp": mode, "loadavg_before": "1.0", "loadavg_after": "1.1"}, "steps": rows}
+        c = ladder.compare([summary("off", 2_000_000, 10000), summary("jwt", 2_300_000, 9990),
+                            summary("off", 2_200_000, 10000), summary("jwt", 2_420_000, 10000)])
+        self.assertEqual((c["base"], c["modes"]), ("off", ["off", "jwt"]))
+        st = c["steps"][0]
+        self.assertAlmostEqual(st["modes"]["off"]["engine_us"], 210.0)
+        self.assertAlmostEqual(st["modes"]["jwt"]["engine_us"], 236.0)
+        self.assertEqual(st["modes"]["jwt"]["ladders"], 2)
+        self.assertAlmostEqual(st["modes"]["jwt"]["normal_share"], 0.9995)
+        self.assertEqual(st["ratios"]["jwt"]["engine"], round(236 / 210, 3))
+        # durable: (engine + 2 ms of the others) per published event
+        self.assertEqual(st["ratios"]["jwt"]["pipeline_per_durable"], round(436 / 410, 3))
+        md = ladder.compare_markdown(c)
+        self.assertIn("| 1,000 | jwt | 236.0 |", md)
+        self.assertIn("Ratios jwt / off", md)
 
 if __name__ == "__main__":
     unittest.main()

@@ -57,12 +57,8 @@ JAVA_HOME=${JAVA_HOME:-$("$ROOT/environments/local/bin/java-home.sh")}
 [[ -f $APP ]] || { echo "auth-cost: $APP missing; build it: ./mvnw -B -pl engine/service -am package -DskipTests" >&2; exit 2; }
 if [[ $PROFILE == 1 && -z $PROFILER_LIB ]]; then PROFILER_LIB=$("$ROOT/environments/local/bin/async-profiler.sh"); fi
 mkdir -p "$OUT"
-M2=${M2:-$HOME/.m2/repository}
-JOSE=$(ls "$M2"/org/bitbucket/b_c/jose4j/*/jose4j-*.jar | sort -V | tail -1)
-SLF4J=$(ls "$M2"/org/slf4j/slf4j-api/2.*/slf4j-api-2.*.jar | sort -V | tail -1)
-ISSUER=https://issuer.bench.vigil
-AUDIENCE=vigil-engine
-"$JAVA_HOME/bin/java" -cp "$JOSE:$SLF4J" "$ROOT/environments/local/bench/AuthTokens.java" "$OUT" "$CALLERS" "$ISSUER" "$AUDIENCE"
+. "$ROOT/environments/local/bench/auth-tokens.sh"
+bench_auth_tokens "$OUT" "$CALLERS"
 [[ -f $OUT/pool.txt ]] || node "$ROOT/loadtests/wrk/pool.js" 20000 "$OUT/pool.txt"
 (cd "$ROOT/loadtests/gen" && go build -o "$OUT/vigil-load" .)
 
@@ -84,11 +80,11 @@ phase() { # <name> <jwt: true|false> <round>
   local name=$1 jwt=$2 round=$3 port mport jfr=()
   port=$(free_port); mport=$(free_port)
   [[ $JFR == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name-$round.jfr,settings=profile,dumponexit=true")
+  local auth=()
+  if [[ $jwt == true ]]; then mapfile -t auth < <(bench_jwt_engine_env "$OUT"); fi
   env QUARKUS_HTTP_PORT="$port" QUARKUS_MANAGEMENT_PORT="$mport" \
     VIGIL_RULESETS_DIR="$ROOT/engine/service/src/test/resources/rulesets" \
-    VIGIL_VELOCITY_ENABLED=false VIGIL_OUTBOX_ENABLED=false \
-    VIGIL_AUTH_DATA_JWT_ENABLED="$jwt" VIGIL_AUTH_DATA_REQUIRED_SCOPE=vigil.evaluate \
-    VIGIL_AUTH_JWT_JWKS_FILE="$OUT/jwks.json" VIGIL_AUTH_JWT_ISSUER="$ISSUER" VIGIL_AUTH_JWT_AUDIENCE="$AUDIENCE" \
+    VIGIL_VELOCITY_ENABLED=false VIGIL_OUTBOX_ENABLED=false "${auth[@]}" \
     "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xmx1g "${jfr[@]}" $ENGINE_JAVA_OPTS -jar "$APP" > "$OUT/engine-$name-$round.log" 2>&1 &
   ENGINE=$!
   for _ in $(seq 1 120); do

@@ -130,6 +130,24 @@ class DesiredStateTest {
     }
 
     @Test
+    void relayRunsC1OnlyByDefaultAndTheSpecReplacesItsJvmOptions() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        assertThat(relayJvmOptions(fe)).containsExactly("-XX:MaxRAMPercentage=75 -XX:TieredStopAtLevel=1");
+        // The engine keeps its own options (C2): only the relay's are C1 only (ADR 0023).
+        assertThat(EngineWorkload.deployment(plan(fe)).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .filteredOn(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).doesNotContain("TieredStopAtLevel"));
+
+        fe.getSpec().durability.relay.jvmOptions = "-XX:MaxRAMPercentage=60 -XX:+UseSerialGC";
+        assertThat(relayJvmOptions(fe)).containsExactly("-XX:MaxRAMPercentage=60 -XX:+UseSerialGC");
+    }
+
+    private static List<String> relayJvmOptions(FraudEngine fe) {
+        return RelayWorkload.deployment(fe).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(e -> e.getValue()).toList();
+    }
+
+    @Test
     void podTemplateHashFollowsConfigAndRulesetsOnly() {
         FraudEngine fe = Fixtures.engine("defaults");
         String base = hash(fe);

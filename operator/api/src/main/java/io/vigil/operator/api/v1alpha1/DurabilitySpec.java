@@ -15,6 +15,9 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
         message = "durability.topic.replicas must not exceed durability.kafka.managed.replicas")
 public class DurabilitySpec {
 
+    /** The relay's default JVM options: the image's heap share, C1 only (ADR 0023). */
+    public static final String RELAY_JVM_OPTIONS = "-XX:MaxRAMPercentage=75 -XX:TieredStopAtLevel=1";
+
     @Default("10000")
     @Min(1)
     @JsonPropertyDescription("Capacity of the in-memory outbox queue per engine pod (vigil.outbox.queue-capacity); full means dropped and counted.")
@@ -94,6 +97,13 @@ public class DurabilitySpec {
         @JsonPropertyDescription("Most entries one relay command reads, acknowledges or deletes in Redis (XREADGROUP COUNT, ids per XACK/XDEL):"
                 + " bounds how long the relay holds the Redis that velocity shares.")
         public Integer entriesPerCommand = 100;
+
+        // C1 only (TieredStopAtLevel=1): half the relay's CPU after a start was C2 compiling its path for
+        // minutes, beside the engine on the same node; at a steady rate C1's code cost the same (ADR 0023).
+        @Default(RELAY_JVM_OPTIONS)
+        @JsonPropertyDescription("JVM options of the relay (JAVA_TOOL_OPTIONS, replacing the image's). The default runs C1 only;"
+                + " drop -XX:TieredStopAtLevel=1 to give the relay C2 back.")
+        public String jvmOptions = RELAY_JVM_OPTIONS;
 
         public ResourceRequirements resources;
     }

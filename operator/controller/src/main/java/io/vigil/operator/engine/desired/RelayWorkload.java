@@ -45,6 +45,7 @@ public final class RelayWorkload {
         EngineWorkload.add(env, "VIGIL_RELAY_ENTRIES_PER_COMMAND", d.relay.entriesPerCommand);
         EngineWorkload.add(env, "VIGIL_RELAY_TOPIC", d.topic.name);
         EngineWorkload.add(env, "VIGIL_RELAY_BOOTSTRAP_SERVERS", KafkaCluster.bootstrapServers(fe));
+        EngineWorkload.add(env, "JAVA_TOOL_OPTIONS", d.relay.jvmOptions);
         return env;
     }
 

@@ -139,11 +139,13 @@ public final class VelocityInstructionsBenchmark {
             double call = (double) measured.get(label + ", CARD_AUTH v2") / CALLS;
             System.out.println();
             System.out.println("| Build | CARD_AUTH v2 durable decision: Ir in all | velocity call (with its PING share) "
-                    + "| XADD (writer) | relay: XREADGROUP, XACK, XDEL | event bytes | writer: entries per pipeline "
-                    + "| relay: commands per 100 events | load |");
-            System.out.println("|---|---|---|---|---|---|---|---|---|");
-            System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,d | %.1f | %.1f | %s |%n",
-                    label, call + writer + relay, call, writer, relay, outbox.eventBytes() / outbox.events(),
+                    + "| XADD (writer) | relay: XREADGROUP, XACK, XDEL | of which XREADGROUP / XACK / XDEL | event bytes "
+                    + "| writer: entries per pipeline | relay: commands per 100 events | load |");
+            System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f / %,.0f / %,.0f | %,d | %.1f | %.1f | %s |%n",
+                    label, call + writer + relay, call, writer, relay, (double) outbox.readIr() / outbox.events(),
+                    (double) outbox.ackIr() / outbox.events(), (double) outbox.deleteIr() / outbox.events(),
+                    outbox.eventBytes() / outbox.events(),
                     (double) outbox.events() / outbox.writerPipelines(), 100.0 * outbox.relayCommands() / outbox.events(),
                     VelocityCostBenchmark.loadAverage());
         }

@@ -64,7 +64,17 @@ public final class VelocityInstructionsBenchmark {
     /** The relay's entries-per-command (ADR 0022). */
     static final int RELAY_COUNT = Integer.getInteger("bench.instr.relay-count", 100);
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Throwable t) {
+            // Vert.x's threads would keep the JVM, and so the script's callgrind Redis, running for good
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    static void run() throws Exception {
         int port = Integer.getInteger("bench.instr.port");
         String pid = System.getProperty("bench.instr.pid");
         String label = System.getProperty("bench.instr.label", "current");

@@ -16,7 +16,7 @@
 # after each step, counted in the CPU window), BENCH_LADDER_WARM, BENCH_LADDER_CONNS (128), BENCH_POOL (bodies,
 # 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
 # listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS, BENCH_REDIS_DATA (below),
-# BENCH_REDIS_CONFIG="zset-max-listpack-entries 128" (Redis settings on top of redis.conf, ';' between
+# BENCH_REDIS_CONFIG="zset-max-listpack-entries 16" (Redis settings on top of redis.conf, ';' between
 # them; for a Redis this script starts; read back into the report's header: bench-lib.sh).
 # What this script started is stopped at the end; Redis, Kafka or a relay already running are used and left.
 # BENCH_LADDER_AUTH=off,jwt: the same ladder once per mode, in that order (off,jwt,off,jwt repeats them), on

@@ -26,7 +26,7 @@ else
   REDIS_DATA="kept (${VIGIL_REDIS_DIR:-$BENCH_LIB_ROOT/.local/run/redis}, $(du -sh "${VIGIL_REDIS_DIR:-$BENCH_LIB_ROOT/.local/run/redis}" 2>/dev/null | cut -f1 || echo empty) on disk)"
 fi
 
-# BENCH_REDIS_CONFIG="zset-max-listpack-entries 128" (';' between settings): applied to the Redis the
+# BENCH_REDIS_CONFIG="zset-max-listpack-entries 16" (';' between settings): applied to the Redis the
 #   bench starts (and restarts), on top of the shared redis.conf, for A/B runs of a Redis setting in one
 #   session. Refused when a Redis already listens: its settings are not the bench's to change.
 #   bench_redis_config prints what the running Redis reports for those settings, for the report's header.

@@ -13,7 +13,7 @@
 # For every part the summary gives the NORMAL share over the whole run (issue 22: >= 99.99 % through a
 # Kafka or relay restart at 500/s) and the slowest answer while the part was down, Redis' dataset when
 # the part went down, and what ran beside the pipeline. BENCH_REDIS_DATA=fresh (default) | run, and
-# BENCH_REDIS_CONFIG (Redis settings on top of redis.conf, e.g. "zset-max-listpack-entries 128"): bench-lib.sh.
+# BENCH_REDIS_CONFIG (Redis settings on top of redis.conf, e.g. "zset-max-listpack-entries 16"): bench-lib.sh.
 # Per slice also where the time went (bench/path-waits.py, ADR 0025): run-queue waits of Redis and of the
 # engine's busiest event loop, Redis' LATENCY events of 1 ms or more, delayed AOF writes, expired keys, the
 # engine's JIT compilations and time at safepoints.

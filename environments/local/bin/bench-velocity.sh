@@ -19,7 +19,7 @@
 # baseline subtracted from both). Repeatable whatever else runs on the machine. BENCH_COST_CLASSES
 # works here too (compare builds); BENCH_INSTR_CALLS (default 2048) calls are counted. Redis runs make
 # run's redis.conf with AOF off (BENCH_INSTR_AOF=1: on, as the managed Redis); BENCH_INSTR_REDIS_ARGS adds
-# redis-server options (e.g. '--zset-max-listpack-entries 128' to compare a setting). A second table
+# redis-server options (e.g. '--zset-max-listpack-entries 16' to compare a setting). A second table
 # gives Redis' Ir per CARD_AUTH v2 durable decision: the velocity call, its stream entry XADDed as the
 # engine's writer sends it (10 per pipeline: 2,000/s over the 5 ms linger) and the relay's XREADGROUP,
 # XACK and XDEL (100 per command); BENCH_INSTR_OUTBOX=0 skips it, BENCH_INSTR_WRITER_BATCH and

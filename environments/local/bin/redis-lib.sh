@@ -14,7 +14,7 @@ REDIS_LOG="${VIGIL_REDIS_LOG:-$VIGIL_ROOT/.local/logs/redis.log}"
 # port, addresses, directory, log and pid file).
 REDIS_SETTINGS="$VIGIL_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf"
 # VIGIL_REDIS_CONFIG: settings on top of REDIS_SETTINGS, "name value" pairs separated by ';'
-# (e.g. "zset-max-listpack-entries 128; hz 20"), given to redis-server as --name value; the benches
+# (e.g. "zset-max-listpack-entries 16; hz 20"), given to redis-server as --name value; the benches
 # set it from BENCH_REDIS_CONFIG (bench-lib.sh). A restart by start_redis keeps them.
 redis_config_args() { # one word a line: --name, then its values
   local item words

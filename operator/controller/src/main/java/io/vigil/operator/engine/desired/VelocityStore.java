@@ -61,8 +61,6 @@ public final class VelocityStore {
                 "auto-aof-rewrite-min-size " + aofRewriteMinSizeBytes(m),
                 "maxmemory " + maxMemoryBytes(m),
                 "maxmemory-policy noeviction",
-                "# distinct sets above 16 members as skiplists: O(log n) ZADD (docs/adr/0026-velocity-redis-work-per-call.md)",
-                "zset-max-listpack-entries 16",
                 "");
         return new ConfigMapBuilder()
                 .withMetadata(Meta.of(fe, Names.redisConfig(fe), "redis"))

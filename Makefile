@@ -143,6 +143,10 @@ bench-velocity: ## Velocity benchmark: script round trip on a local redis-server
 bench-velocity-instructions: ## Redis instructions per velocity call (vs the native-command floor) and per durable decision (+ outbox XADD and relay) under callgrind; repeatable on a busy machine (ADR 0006, 0026)
 	@$(LOCAL)/bench-velocity.sh instructions
 
+.PHONY: bench-velocity-aof
+bench-velocity-aof: ## AOF bytes per durable decision by source (velocity script effects, outbox XADD, relay XCLAIM/XACK/XDEL), make run's redis.conf; bytes, repeatable on a busy machine (ADR 0027)
+	@$(LOCAL)/bench-velocity.sh aof
+
 .PHONY: bench-engine-cpu
 bench-engine-cpu: ## Engine CPU per request: no-op vs AUTH with durability on/off (wrk; BENCH_PROFILE=1 adds async-profiler; docs/benchmarks.md)
 	@$(LOCAL)/bench-engine-cpu.sh

@@ -12,6 +12,7 @@
 # with another build of the engine, put its engine/service/target/classes first:
 #   BENCH_COST_CLASSES=/path/to/other/classes environments/local/bin/bench-velocity.sh cost
 #   environments/local/bin/bench-velocity.sh instructions         # Redis instructions per call (callgrind)
+#   environments/local/bin/bench-velocity.sh aof                  # AOF bytes per durable decision, by source
 #
 # "instructions" (VelocityInstructionsBenchmark): redis-server under valgrind's callgrind, hot-card
 # steady state filled with instrumentation off, then instructions (Ir) per call for the velocity
@@ -70,6 +71,35 @@ if [ "${1:-}" = "instructions" ]; then
     -Dbench.instr.outbox="$([ "${BENCH_INSTR_OUTBOX:-1}" = 0 ] && echo false || echo true)" \
     -Dbench.instr.writer-batch="${BENCH_INSTR_WRITER_BATCH:-10}" -Dbench.instr.relay-count="${BENCH_INSTR_RELAY_COUNT:-100}" \
     io.vigil.engine.velocity.bench.VelocityInstructionsBenchmark
+  exit 0
+fi
+if [ "${1:-}" = "aof" ]; then
+  # AOF bytes per durable decision by source (AofBytesBenchmark, ADR 0027): a plain redis-server with
+  # make run's redis.conf (AOF on, its rewrite threshold), so bytes, not time: repeatable when busy
+  DIR=$(mktemp -d)
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  redis-server "$ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf" \
+    --port "$PORT" --bind 127.0.0.1 --dir "$DIR" >"$DIR/redis.log" 2>&1 &
+  RS=$!
+  trap 'kill $RS 2>/dev/null; wait $RS 2>/dev/null; rm -rf "$DIR"' EXIT
+  for _ in $(seq 1 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  "$JAVA_HOME/bin/java" -Xmx1g -cp "$CP" -Dbench.aof.port="$PORT" -Dbench.aof.dir="$DIR" \
+    -Dbench.aof.calls="${BENCH_AOF_CALLS:-2048}" -Dbench.aof.fill-mb="${BENCH_AOF_FILL_MB:-0}" \
+    io.vigil.engine.velocity.bench.AofBytesBenchmark
+  if [ "${BENCH_AOF_FILL_MB:-0}" != 0 ]; then
+    # the reload of that much AOF: a restart on the same directory, timed to the first PONG (LOADING
+    # answers an error until the AOF is replayed); indicative, give the load average beside it
+    redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
+    wait $RS 2>/dev/null || true
+    du -sh "$DIR/appendonlydir"
+    T0=$(date +%s%N)
+    redis-server "$ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/redis/redis.conf" \
+      --port "$PORT" --bind 127.0.0.1 --dir "$DIR" >>"$DIR/redis.log" 2>&1 &
+    RS=$!
+    until [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ]; do sleep 0.01; done
+    echo "reload to first PONG: $(( ($(date +%s%N) - T0) / 1000000 )) ms, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    grep -E "DB loaded|Reading|Done loading" "$DIR/redis.log" | tail -4
+  fi
   exit 0
 fi
 if [ "${1:-}" = "cost" ]; then

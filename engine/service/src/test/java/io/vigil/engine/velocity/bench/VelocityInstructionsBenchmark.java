@@ -65,13 +65,24 @@ public final class VelocityInstructionsBenchmark {
     static final int RELAY_COUNT = Integer.getInteger("bench.instr.relay-count", 100);
 
     public static void main(String[] args) {
+        runOrExit(VelocityInstructionsBenchmark::run);
+    }
+
+    /** Runs a benchmark's main work; on a failure exits 1 rather than leave the JVM up. */
+    static void runOrExit(Work work) {
         try {
-            run();
+            work.run();
         } catch (Throwable t) {
-            // Vert.x's threads would keep the JVM, and so the script's callgrind Redis, running for good
+            // Vert.x's threads would keep the JVM, and so the script's Redis, running for good
             t.printStackTrace();
             System.exit(1);
         }
+    }
+
+    /** The benchmarks' client of the script's Redis on {@code port}: pool and queues for batches of calls. */
+    static Redis redis(Vertx vertx, int port) {
+        return Redis.createClient(vertx, new RedisOptions().setConnectionString("redis://127.0.0.1:" + port)
+                .setMaxPoolSize(4).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
     }
 
     static void run() throws Exception {
@@ -79,8 +90,7 @@ public final class VelocityInstructionsBenchmark {
         String pid = System.getProperty("bench.instr.pid");
         String label = System.getProperty("bench.instr.label", "current");
         Vertx vertx = Vertx.vertx();
-        Redis redis = Redis.createClient(vertx, new RedisOptions().setConnectionString("redis://127.0.0.1:" + port)
-                .setMaxPoolSize(4).setMaxPoolWaiting(4096).setMaxWaitingHandlers(4096));
+        Redis redis = redis(vertx, port);
         VelocityScriptClient velocity = VelocityCostBenchmark.client(vertx, redis, VelocityCostBenchmark.HOT_CAP);
         await(redis.send(Request.cmd(Command.FLUSHALL)));
 

@@ -98,8 +98,8 @@ public class WarmUp {
     private static final String[] EMAILS = {"@example.org", "@mailinator.com", "@example.ru"};
     private static final String[] PHONES = {"+33612345678", "+2348012345678", "+14155550100"};
     private static final String[] POSTAL_CODES = {"75001", "97230", "10115", "SW1A 1AA"};
-    private static final String[] THREE_DS = {"AUTHENTICATED", "FAILED", "NOT_ATTEMPTED", "UNAVAILABLE"};
-    private static final double[] AMOUNTS = {4.5, 19.99, 150, 720, 2500, 9800};
+    private static final String[] THREE_DS = {"AUTHENTICATED", "FAILED", "NOT_ATTEMPTED", "UNAVAILABLE", "ATTEMPTED", "NOT_ENROLLED"};
+    private static final double[] AMOUNTS = {4.5, 19.99, 150, 720, 2500, 9800, 137.4, 48210.07, 365000.5};
 
     @Inject
     VigilConfig config;
@@ -402,9 +402,16 @@ public class WarmUp {
                                 .setIdleTimeout(ANSWER_WAIT.toMillis()))
                         .compose(request -> {
                             sent.stage = "sent, no response head";
-                            return request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                                    .putHeader(WarmUpToken.HEADER, token.value())
-                                    .send(body);
+                            // header names as callers write them: Title-Case (Go's net/http, curl, the bench's
+                            // generator) on every other request, lower case (Vert.x's and Netty's clients) on the
+                            // rest; Netty's header parsing compared only lower-case names before ready otherwise
+                            if (n % 2 == 1) {
+                                request.putHeader("Content-Type", "application/json")
+                                        .putHeader("Content-Length", String.valueOf(body.length()));
+                            } else {
+                                request.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+                            }
+                            return request.putHeader(WarmUpToken.HEADER, token.value()).send(body);
                         })
                         .compose(response -> {
                             // the request's idle timeout ends with the head (Vert.x 4.5): the body has its own bound below
@@ -527,7 +534,14 @@ public class WarmUp {
         b.append(",\"card_hash\":\"vigil-warm-up-card-").append(n % 997).append('"');
         double amount = AMOUNTS[n % AMOUNTS.length];
         // an integer on the wire too (1500, not 1500.00): the number parser has a path for each
-        b.append(",\"amount\":").append(n % 7 == 6 ? String.valueOf((long) amount) : String.format(Locale.ROOT, "%.2f", amount));
+        // and in the other forms a JSON number may take (callers' serialisers differ: 137.4, 1.5E3, 19.990000):
+        // Jackson's number parsing and Double.toString have a branch for each
+        b.append(",\"amount\":").append(switch (n % 7) {
+            case 6 -> String.valueOf((long) amount);
+            case 5 -> String.valueOf(amount);
+            case 4 -> n % 2 == 0 ? String.format(Locale.ROOT, "%.6f", amount) : String.format(Locale.ROOT, "%.3E", amount);
+            default -> String.format(Locale.ROOT, "%.2f", amount);
+        });
         b.append(",\"currency\":\"").append(CURRENCIES[n % CURRENCIES.length]).append('"');
         b.append(",\"merchant_id\":\"vigil-warm-up-merchant-").append(n % 31).append('"');
         String merchant = MERCHANTS[n % MERCHANTS.length];
@@ -543,8 +557,7 @@ public class WarmUp {
         b.append(",\"card_network\":\"").append(NETWORKS[n % NETWORKS.length]).append('"');
         b.append(",\"card_bin\":\"").append(411111 + n % 9 * 10000).append('"');
         b.append(",\"card_logo\":\"").append(n % 2 == 0 ? "CLASSIC" : "PLATINUM").append('"');
-        b.append(n % 5 == 1 ? ",\"occurred_at\":\"" : ",\"timestamp\":\"")
-                .append("2026-01-01T10:").append(10 + n % 50).append(":00.").append(100 + n % 900).append("Z\"");
+        b.append(n % 5 == 1 ? ",\"occurred_at\":\"" : ",\"timestamp\":\"").append(timestamp(n)).append('"');
         if (n % 4 != 3) {
             b.append(",\"device_id\":\"vigil-warm-up-device-").append(n % 211).append('"');
         }
@@ -552,7 +565,14 @@ public class WarmUp {
             b.append(",\"ip_address\":\"10.").append(n % 250).append(".0.").append(n % 7).append('"');
         }
         if (n % 4 != 1) {
-            b.append(",\"email\":\"vigil-warm-up-").append(n % 101).append(EMAILS[n % EMAILS.length]).append('"');
+            // local parts short and long, with digits (the rulesets' email regexes, e.g. ^[a-z]{1,3}[0-9]{5,}@, take
+            // other paths through re2j on "u1a" or "ab12345" than on a long name)
+            String local = switch (n % 3) {
+                case 0 -> "u" + Integer.toString(n % 5000, 36);
+                case 1 -> "ab" + (10000 + n % 90000);
+                default -> "vigil-warm-up-" + n % 101;
+            };
+            b.append(",\"email\":\"").append(local).append(EMAILS[n % EMAILS.length]).append('"');
         }
         if (n % 3 != 2) {
             b.append(",\"phone\":\"").append(PHONES[n % PHONES.length]).append('"');
@@ -563,7 +583,11 @@ public class WarmUp {
         if (n % 5 != 3) {
             address(b, "shipping_address", n + 1);
         }
-        if (n % 6 != 4) {
+        if (n % 6 == 1) {
+            // only some of them, in another order, a score with decimals: rules on an absent custom field
+            b.append(",\"custom_fields\":{\"three_ds_result\":\"").append(THREE_DS[n % THREE_DS.length])
+                    .append("\",\"risk_score\":").append(n % 100).append(".25}");
+        } else if (n % 6 != 4) {
             b.append(",\"custom_fields\":{\"risk_score\":").append(n * 7 % 100)
                     .append(",\"three_ds_result\":\"").append(THREE_DS[n % THREE_DS.length]).append('"')
                     .append(",\"account_age_days\":").append(n % 4 == 0 ? 1 : 400)
@@ -575,6 +599,35 @@ public class WarmUp {
         }
         b.append('}');
         return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * An RFC 3339 time in the forms callers send: every month (the reader's check of the day has a branch
+     * for 28/29-, 30- and 31-day months, and a warm-up only in January left the 30-day one to the first
+     * real transaction of November: FieldForms.isRfc3339 deoptimised after ready), the month's last day,
+     * a leap year's February, milliseconds (most), none or microseconds, "Z" or an offset.
+     */
+    static String timestamp(int n) {
+        int year = n % 8 == 5 ? 2028 : 2026; // with n % 12 == 1 and n % 10 == 9: February 29th
+        int month = 1 + n % 12;
+        int last = switch (month) {
+            case 2 -> year % 4 == 0 ? 29 : 28;
+            case 4, 6, 9, 11 -> 30;
+            default -> 31;
+        };
+        int day = n % 10 == 9 ? last : 1 + n % 28;
+        String fraction = switch (n % 9) {
+            case 7 -> String.format(Locale.ROOT, ".%06d", (long) n * 7919 % 1_000_000);
+            case 8 -> "";
+            default -> String.format(Locale.ROOT, ".%03d", n % 1000);
+        };
+        String zone = switch (n % 10) {
+            case 3 -> "+02:00";
+            case 6 -> "-05:00";
+            default -> "Z";
+        };
+        return String.format(Locale.ROOT, "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, n % 24, n % 60, n * 7 % 60)
+                + fraction + zone;
     }
 
     private static void address(StringBuilder b, String name, int n) {

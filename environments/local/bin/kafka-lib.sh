@@ -79,6 +79,8 @@ PROPS
 }
 
 stop_kafka() {
+  local pid
+  if pid=$(kafka_pid); then async_path_stopping "$pid"; fi
   stop_background kafka "$KAFKA_PIDFILE" kafka.Kafka 30
 }
 

@@ -17,7 +17,10 @@
 #                                     removes PIDFILE; nothing to do when it is not running
 #   app_setting APP KEY               a setting of a packaged app's launch (APP engine|relay|operator), from
 #                                     the file the tests' PackagedApp reads too (key=value, # comments)
-#   "${ASYNC_PATH[@]}" COMMAND        runs COMMAND at the async path's lower CPU priority (relay, Kafka, Prometheus)
+#   "${ASYNC_PATH[@]}" COMMAND        runs COMMAND at the async path's lower CPU priority (relay, Kafka, Prometheus),
+#                                     in the idle CPU group for its first seconds (async-path.sh)
+#   async_path_stopping PID           a part of the async path about to be stopped: its shutdown only gets
+#                                     the CPU nobody else wants (async-path.sh idle)
 #   app_command APP [ARGS...]         sets APP_COMMAND: java, APP's shared JVM options, ARGS (the
 #                                     instance's), -jar and APP's jar; PackagedApp builds the same
 
@@ -29,6 +32,10 @@
 ASYNC_PATH=()
 [ "${VIGIL_ASYNC_NICE:-10}" -gt 0 ] 2>/dev/null \
   && ASYNC_PATH=("$(dirname "${BASH_SOURCE[0]}")/async-path.sh" "${VIGIL_ASYNC_NICE:-10}")
+
+async_path_stopping() {
+  [ ${#ASYNC_PATH[@]} -eq 0 ] || "${ASYNC_PATH[0]}" idle "$1"
+}
 
 APP_SETTINGS_ROOT="${VIGIL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
 APP_SETTINGS_DIR="$APP_SETTINGS_ROOT/environments/local/test-support/src/main/resources/io/vigil/testing/app"

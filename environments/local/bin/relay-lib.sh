@@ -67,6 +67,8 @@ start_relay() {
 }
 
 stop_relay() {
+  local pid
+  if pid=$(relay_pid); then async_path_stopping "$pid"; fi
   stop_background "the relay" "$RELAY_PIDFILE" "$RELAY_PATTERN" "$(app_setting relay stop.grace.seconds)"
 }
 

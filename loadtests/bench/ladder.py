@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -146,6 +147,17 @@ def parse_duration(s):
         if s.endswith(suffix) and s[: -len(suffix)].replace(".", "", 1).isdigit():
             return float(s[: -len(suffix)]) * mult
     return float(s)
+
+
+def _seconds_within_step(s):
+    """--rewrite-at: a positive number of seconds."""
+    try:
+        v = float(s)
+    except ValueError:
+        v = 0.0
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"a positive number of seconds into the step, was '{s}'")
+    return v
 
 
 def read_pids(path):
@@ -316,7 +328,9 @@ def markdown(s):
            f"Commit {m.get('commit', '?')}; {m.get('cpus', '?')} CPUs; load average before {m.get('loadavg_before', '?')}, "
            f"after {m.get('loadavg_after', '?')}; {m.get('step_s', '?')} s per step, {m.get('conns', '?')} connections; "
            f"engine JVM `{m.get('engine_java_opts', '?')}`." + (f" Redis data: {m['redis_data']}." if m.get("redis_data") else "")
-           + (f" Redis settings: {m['redis_config']}." if m.get("redis_config") else ""),
+           + (f" Redis settings: {m['redis_config']}." if m.get("redis_config") else "")
+           + (f" One AOF rewrite forced {m['rewrite_at']} s into every step." if m.get("rewrite_at") else "")
+           + (f" Redis' fork children (AOF rewrite): {m['redis_children']}." if m.get("redis_children") else ""),
            "Open-loop generator (loadtests/gen): latency from each request's scheduled time. "
            "CPU per decision = the process' CPU over the step (+ settle gap) / answers. Send lag: due time to written "
            "(no free connection, or the generator not scheduled on a busy machine); latency includes it.", "",
@@ -532,11 +546,20 @@ def run(a):
         out = os.path.join(a.results, f"gen-{rate}.json")
         print(f"==> [ladder steps {time.monotonic() - t0:4.0f}s] step {i + 1}/{len(rates)}: {rate:,}/s for {step_s:g}s "
               f"(+{gap_s:g}s settle)", flush=True)
+        # A rewrite at a known moment of every step, so settings that change its cost compare (ADR 0028);
+        # the step's AOF rewrites and last fork are in the report.
+        rewrite = None
+        if a.rewrite_at is not None:
+            rewrite = threading.Timer(a.rewrite_at, redis_cli, (a.redis_port, "BGREWRITEAOF"))
+            rewrite.start()
         proc = subprocess.run([a.gen, "-url", a.url, "-pool", a.pool, "-rate", str(rate), "-duration", f"{step_s}s",
                                "-conns", str(a.conns), "-tag", f"{a.tag}-{rate}", "-out", out, "-watch", watch,
                                "-settle", f"{gap_s}s", "-clk-tck", str(os.sysconf("SC_CLK_TCK"))]
                               + (["-tokens", a.tokens] if a.tokens else []),
                               capture_output=True, text=True)
+        if rewrite is not None:
+            rewrite.cancel()
+            rewrite.join()
         sys.stdout.write("    " + (proc.stdout.strip() or proc.stderr.strip()) + "\n")
         if proc.returncode != 0:
             print(f"    the generator failed (exit {proc.returncode}); step skipped", flush=True)
@@ -582,6 +605,8 @@ def main(argv):
     r.add_argument("--stream", default="vigil:decisions", help="the decision stream whose length is recorded")
     r.add_argument("--tag", default=str(int(time.time())))
     r.add_argument("--tokens", help="bearer tokens, one a line, each request carrying one (vigil-load -tokens)")
+    r.add_argument("--rewrite-at", type=_seconds_within_step, metavar="SECONDS",
+                   help="force one BGREWRITEAOF this many seconds into every step")
     rp = sub.add_parser("report")
     rp.add_argument("results")
     cp = sub.add_parser("compare", help="the ladders of one run with caller authentication off and on: ratios per step")

@@ -2,6 +2,8 @@
 
   python3 -m unittest discover -s loadtests/bench
 """
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -132,6 +134,22 @@ class LadderTest(unittest.TestCase):
             self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))  # nothing fetched
             with open(os.path.join(d, "summary.json")) as f:
                 self.assertEqual(json.load(f)["highest_held"], 1000)
+
+    def test_forced_rewrite_is_a_positive_offset_and_reported(self):
+        for bad in ("0", "-3", "ten"):
+            with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+                ladder.main(["run", "out", "--gen", "g", "--pool", "p", "--pids", "x", "--rewrite-at", bad])
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "step-2000.json"), "w") as f:
+                json.dump(step(2000, 2000, 2000, 1.0), f)
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"stamp": "T", "rewrite_at": "10", "redis_children": "idle"}, f)
+            md = ladder.report(d)[1]
+            self.assertIn("One AOF rewrite forced 10 s into every step.", md)
+            self.assertIn("Redis' fork children (AOF rewrite): idle.", md)
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"stamp": "T", "rewrite_at": ""}, f)
+            self.assertNotIn("rewrite forced", ladder.report(d)[1])
 
     def test_compare_means_each_mode_over_its_ladders_and_divides_by_off(self):
         def summary(mode, engine_cpu, normal):

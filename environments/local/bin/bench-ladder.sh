@@ -17,7 +17,10 @@
 # 100000), BENCH_BUILD=0 (run the engine jar as built), BENCH_REUSE_ENGINE=1 (measure an engine already
 # listening on :8081 instead of refusing), VIGIL_ENGINE_JAVA_OPTS, BENCH_REDIS_DATA (below),
 # BENCH_REDIS_CONFIG="zset-max-listpack-entries 16" (Redis settings on top of redis.conf, ';' between
-# them; for a Redis this script starts; read back into the report's header: bench-lib.sh).
+# them; for a Redis this script starts; read back into the report's header: bench-lib.sh),
+# BENCH_LADDER_REWRITE_AT=10 (one BGREWRITEAOF forced 10 s into every step, so a setting that changes a
+# rewrite's cost on the decision path compares: docs/adr/0028-aof-rewrites-off-the-decision-path.md);
+# VIGIL_REDIS_CHILDREN=normal leaves that rewrite's child at Redis' priority (default idle: redis-lib.sh).
 # What this script started is stopped at the end; Redis, Kafka or a relay already running are used and left.
 # BENCH_LADDER_AUTH=off,jwt: the same ladder once per mode, in that order (off,jwt,off,jwt repeats them), on
 # the same Redis, Kafka and relay, the engine restarted for each: off = no caller authentication; jwt = bearer
@@ -183,12 +186,13 @@ ladder() { # <dir> <mode>
     ${tokens[@]:+-tokens "$AUTH_DIR/tokens.txt"} | sed 's/^/    /'
 
   python3 loadtests/bench/ladder.py run "$dir" --gen "$GEN" --pool "$POOL" --pids "$dir/.pids" --url "$URL" \
-    --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP" ${tokens[@]:+"${tokens[@]}"}
+    --steps "$STEPS" --step "$STEP" --gap "$GAP" --conns "$CONNS" --tag "$STAMP" ${tokens[@]:+"${tokens[@]}"} \
+    ${BENCH_LADDER_REWRITE_AT:+--rewrite-at "$BENCH_LADDER_REWRITE_AT"}
 
   python3 - "$dir/meta.json" profile="$PROFILE" stamp="$STAMP" \
     commit="$(git rev-parse --short HEAD)" loadavg_before="$load_before" loadavg_after="$(cut -d' ' -f1-3 /proc/loadavg)" \
     step_s="${STEP%s}" conns="$CONNS" engine_java_opts="$engine_opts" kind="$KIND" beside="$beside" \
-    redis_data="$REDIS_DATA" redis_config="$REDIS_CONFIG" auth="$([ "$COMPARE" = 1 ] && echo "$mode" || true)" <<'EOF'
+    redis_data="$REDIS_DATA" redis_config="$REDIS_CONFIG" rewrite_at="${BENCH_LADDER_REWRITE_AT:-}" redis_children="${VIGIL_REDIS_CHILDREN:-idle}" auth="$([ "$COMPARE" = 1 ] && echo "$mode" || true)" <<'EOF'
 import json, os, sys
 meta = dict(a.split("=", 1) for a in sys.argv[2:])
 meta.update(kind=meta["kind"].upper(), conns=int(meta["conns"]), cpus=os.cpu_count(), engine_java_opts=meta["engine_java_opts"].strip())

@@ -45,7 +45,22 @@ redis_priority() {
     || echo "    redis-server keeps the default CPU weight (setting its session's nice to $nice needs root)"
 }
 
+# Redis' AOF rewrite child serialises the dataset on a core of its own, in Redis' session: on the 2-core
+# platform it took CPU from the engine and from Redis' main thread while it ran (hundreds of deadline misses
+# per rewrite). VIGIL_REDIS_CHILDREN=idle (default) runs redis-children-idle.sh beside Redis, which puts its
+# children in SCHED_IDLE; =normal leaves them at Redis' priority (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
+redis_children_priority() {
+  local pid
+  [ "${VIGIL_REDIS_CHILDREN:-idle}" = idle ] && pid=$(redis_pid) || return 0
+  # its own session, nothing inherited: it outlives this shell (make run's), and ends with Redis
+  setsid "$VIGIL_ROOT/environments/local/bin/redis-children-idle.sh" "$pid" </dev/null >/dev/null 2>&1 &
+}
+
 start_redis() {
+  case "${VIGIL_REDIS_CHILDREN:-idle}" in
+    idle|normal) ;;
+    *) echo "ERROR: VIGIL_REDIS_CHILDREN must be idle or normal, was '$VIGIL_REDIS_CHILDREN'" >&2; return 1 ;;
+  esac
   command -v redis-server >/dev/null 2>&1 || { echo "ERROR: redis-server missing: run 'make deps'" >&2; return 1; }
   mkdir -p "$REDIS_DIR" "$(dirname "$REDIS_LOG")"
   if redis_pid >/dev/null; then
@@ -72,7 +87,7 @@ start_redis() {
   for i in $(seq 1 "$limit"); do
     reply=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null || true)
     case "$reply" in
-      PONG) redis_priority; return 0 ;;
+      PONG) redis_priority; redis_children_priority; return 0 ;;
       LOADING*) [ -n "$said_loading" ] || { echo "    loading its dataset ($(du -sh "$REDIS_DIR" | cut -f1) in $REDIS_DIR)"; said_loading=1; } ;;
     esac
     if [ -z "$said_loading" ] && [ "$i" -ge 100 ]; then break; fi

@@ -106,7 +106,7 @@ public class RedisVelocityStore implements VelocityStore {
             LOG.warn("velocity store: the Redis client's options were not seen; every call goes through the pooled client");
         }
         client = VelocityScriptClient.withLanes(vertx, redis, cluster, config.bucketsPerWindow(), config.distinctCap(),
-                laneOptions);
+                laneOptions, config.idempotencyWindow().orElse(null));
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
         VelocityConfig.Limit limit = config.limit();
         guard = new VelocityGuard(cb.requestVolume(), cb.failureRatio(), cb.delay().toNanos(), cb.successThreshold(),

@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The velocity store's settings ({@code vigil.velocity.*}); the Redis connection itself is
@@ -47,6 +48,15 @@ public interface VelocityConfig {
      */
     @WithDefault("1000")
     int distinctCap();
+
+    /**
+     * How long a transaction's answers are kept for its retries (its idempotency marker's TTL), at most
+     * the longest window of its checks plus a bucket, which is the default (unset). A retry after it is
+     * counted again. The markers are most of a busy Redis' keys (280 bytes each): with a 24 h window
+     * every decision's marker stays 24 h; a payment switch retries within seconds to minutes
+     * (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
+     */
+    Optional<Duration> idempotencyWindow();
 
     CircuitBreaker circuitBreaker();
 

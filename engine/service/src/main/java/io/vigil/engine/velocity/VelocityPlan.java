@@ -82,7 +82,10 @@ final class VelocityPlan {
         final List<Group> groups;
         /** Keys: the marker, then per group its hash and its distinct sets. */
         final int keys;
-        /** The marker lives as long as the longest window of the call plus its bucket. */
+        /**
+         * The marker lives as long as the longest window of the call plus its bucket, or the idempotency
+         * window if that is shorter (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
+         */
         final long markerTtl;
         /** Checks answered (repeats not included). */
         final int size;
@@ -90,10 +93,11 @@ final class VelocityPlan {
         final LuaScript script;
 
         Call(List<Group> groups) {
-            this(groups, null);
+            this(groups, null, 0);
         }
 
-        private Call(List<Group> groups, LuaScript script) {
+        /** @param markerTtlCap milliseconds a marker lives at most; 0: as long as the call's longest window */
+        private Call(List<Group> groups, LuaScript script, long markerTtlCap) {
             this.groups = groups;
             int keys = 1;
             long ttl = 0;
@@ -104,14 +108,14 @@ final class VelocityPlan {
                 size += g.checks.size();
             }
             this.keys = keys;
-            this.markerTtl = ttl;
+            this.markerTtl = markerTtlCap > 0 ? Math.min(ttl, markerTtlCap) : ttl;
             this.size = size;
             this.script = script;
         }
 
         /** This call with its own generated script. */
         Call withScript(LuaScript script) {
-            return new Call(groups, script);
+            return new Call(groups, script, markerTtl);
         }
     }
 
@@ -140,6 +144,11 @@ final class VelocityPlan {
      * in order of first use); standalone, groups of one ruleset key in one call.
      */
     static VelocityPlan of(VelocityRequest request, boolean cluster, BucketLayout buckets) {
+        return of(request, cluster, buckets, 0);
+    }
+
+    /** @param markerTtlCap milliseconds a transaction's marker lives at most; 0: its calls' longest window */
+    static VelocityPlan of(VelocityRequest request, boolean cluster, BucketLayout buckets, long markerTtlCap) {
         List<VelocityCheck> checks = request.checks();
         int n = checks.size();
         Check[] byPosition = new Check[n];
@@ -182,7 +191,7 @@ final class VelocityPlan {
         List<Call> calls = new ArrayList<>();
         if (cluster) {
             for (Group g : groups) {
-                calls.add(new Call(List.of(g)));
+                calls.add(new Call(List.of(g), null, markerTtlCap));
             }
         } else {
             // one call per ruleset key, in order of first use
@@ -191,7 +200,7 @@ final class VelocityPlan {
                 String key = left.get(0).rulesetKey;
                 List<Group> same = new ArrayList<>();
                 left.removeIf(g -> g.rulesetKey.equals(key) && same.add(g));
-                calls.add(new Call(same));
+                calls.add(new Call(same, null, markerTtlCap));
             }
         }
         return new VelocityPlan(List.copyOf(checks), byPosition, groupOf, List.copyOf(groups), List.copyOf(calls),

@@ -22,16 +22,19 @@ final class VelocityPlans {
     private final boolean cluster;
     private final int distinctCap;
     private final boolean generate;
+    private final long markerTtlCap;
 
     /**
-     * @param cluster  one call per dimension value (Redis Cluster) instead of one per ruleset key
-     * @param generate false: every call uses the generic script (benchmarks compare the two)
+     * @param cluster      one call per dimension value (Redis Cluster) instead of one per ruleset key
+     * @param generate     false: every call uses the generic script (benchmarks compare the two)
+     * @param markerTtlCap milliseconds a transaction's idempotency marker lives at most; 0: its longest window
      */
-    VelocityPlans(BucketLayout buckets, boolean cluster, int distinctCap, boolean generate) {
+    VelocityPlans(BucketLayout buckets, boolean cluster, int distinctCap, boolean generate, long markerTtlCap) {
         this.buckets = buckets;
         this.cluster = cluster;
         this.distinctCap = distinctCap;
         this.generate = generate;
+        this.markerTtlCap = markerTtlCap;
     }
 
     /** The plan of this request's shape: cached (with its scripts) when there is room. */
@@ -41,7 +44,7 @@ final class VelocityPlans {
         if (cached != null && cached.fits(request)) {
             return cached;
         }
-        VelocityPlan plan = VelocityPlan.of(request, cluster, buckets);
+        VelocityPlan plan = VelocityPlan.of(request, cluster, buckets, markerTtlCap);
         if (cached == null && generate && plans.size() < MAX_PLANS) {
             VelocityPlan scripted = plan.withScripts(call -> call.size <= VelocityScripts.MAX_GENERATED_CHECKS
                     ? LuaScript.of(VelocityScripts.generate(call, distinctCap)) : null);

@@ -9,6 +9,7 @@ import io.vertx.redis.client.Request;
 import io.vigil.rules.velocity.DistinctCap;
 import io.vigil.rules.velocity.VelocityRequest;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
@@ -67,7 +68,7 @@ public final class VelocityScriptClient {
      * @param distinctCap      members kept per distinct check (at least 1); a distinct count saturates there
      */
     public VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap) {
-        this(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, null);
+        this(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, null, null);
     }
 
     /**
@@ -77,22 +78,37 @@ public final class VelocityScriptClient {
      */
     public static VelocityScriptClient withLanes(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
                                                  int distinctCap, RedisOptions laneOptions) {
-        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, laneOptions);
+        return withLanes(vertx, redis, cluster, bucketsPerWindow, distinctCap, laneOptions, null);
+    }
+
+    /**
+     * As {@link #withLanes(Vertx, Redis, boolean, int, int, RedisOptions)}, a transaction's answers kept
+     * for its retries for at most {@code idempotencyWindow} (null: as long as its longest window). A
+     * retry after it is counted again (docs/velocity.md, "Idempotency").
+     */
+    public static VelocityScriptClient withLanes(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
+                                                 int distinctCap, RedisOptions laneOptions, Duration idempotencyWindow) {
+        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, true, laneOptions,
+                idempotencyWindow);
     }
 
     /** A client that sends every call to the generic script (benchmarks compare it with generated scripts). */
     public static VelocityScriptClient generic(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow,
                                                int distinctCap) {
-        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, false, null);
+        return new VelocityScriptClient(vertx, redis, cluster, bucketsPerWindow, distinctCap, false, null, null);
     }
 
     private VelocityScriptClient(Vertx vertx, Redis redis, boolean cluster, int bucketsPerWindow, int distinctCap,
-                                 boolean generated, RedisOptions laneOptions) {
+                                 boolean generated, RedisOptions laneOptions, Duration idempotencyWindow) {
         DistinctCap.requireValid(distinctCap);
+        if (idempotencyWindow != null && idempotencyWindow.toMillis() < 1) {
+            throw new IllegalArgumentException("vigil.velocity.idempotency-window must be at least 1ms, was " + idempotencyWindow);
+        }
         this.vertx = vertx;
         this.buckets = new BucketLayout(bucketsPerWindow);
         this.distinctCap = distinctCap;
-        this.plans = new VelocityPlans(buckets, cluster, distinctCap, generated);
+        this.plans = new VelocityPlans(buckets, cluster, distinctCap, generated,
+                idempotencyWindow == null ? 0 : idempotencyWindow.toMillis());
         this.codec = new VelocityCodec(distinctCap);
         this.transport = new VelocityTransport(vertx, redis, cluster, laneOptions);
     }

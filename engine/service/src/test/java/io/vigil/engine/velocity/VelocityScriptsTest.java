@@ -19,7 +19,7 @@ class VelocityScriptsTest {
     private static final BucketLayout BUCKETS = new BucketLayout(10);
 
     static VelocityPlans plans(boolean cluster) {
-        return new VelocityPlans(BUCKETS, cluster, VelocityScriptClient.DEFAULT_DISTINCT_CAP, true);
+        return new VelocityPlans(BUCKETS, cluster, VelocityScriptClient.DEFAULT_DISTINCT_CAP, true, 0);
     }
 
     static VelocityRequest request(String card, String device, String rule) {

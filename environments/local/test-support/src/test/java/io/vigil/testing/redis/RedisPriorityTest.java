@@ -40,14 +40,55 @@ class RedisPriorityTest {
         assertThat(sessionOfRedisStartedWith("VIGIL_REDIS_NICE=0")).contains(" nice 0");
     }
 
+    /**
+     * The AOF rewrite child runs SCHED_IDLE (redis-children-idle.sh, ADR 0028). The child is kept alive by
+     * {@code rdb-key-save-delay} (10 ms per key, 300 keys: 3 s), so the watcher's 50 ms poll finds it on
+     * any machine; the policy is read from /proc/CHILD/stat (field 41: 5 is SCHED_IDLE, 0 SCHED_OTHER).
+     */
+    private static final String REWRITE_CHILD_POLICY = "redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 10000 >/dev/null; "
+            + "seq 300 | sed 's/.*/SET k& v/' | redis-cli -p $VIGIL_REDIS_PORT >/dev/null; redis-cli -p $VIGIL_REDIS_PORT BGREWRITEAOF >/dev/null; "
+            + "p=$(redis_pid); for i in $(seq 1 100); do read -r c _ < /proc/$p/task/$p/children || true; [ -n \"$c\" ] && break; sleep 0.05; done; "
+            + "policy=0; for i in $(seq 1 40); do policy=$(sed 's/.*) //' /proc/$c/stat | cut -d' ' -f39); [ \"$policy\" = 5 ] && break; sleep 0.05; done; "
+            + "echo \"child $c policy $policy\"; redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 0 >/dev/null";
+
+    @Test
+    void theRewriteChildRunsIdleByDefault() throws Exception {
+        String out = redisStartedWith("", REWRITE_CHILD_POLICY + "; stop_redis >/dev/null; "
+                + "for i in $(seq 1 100); do pgrep -f \"redis-children-idle.sh $p\\$\" >/dev/null || break; sleep 0.05; done; "
+                + "pgrep -f \"redis-children-idle.sh $p\\$\" >/dev/null && echo 'watcher left' || echo 'watcher gone'");
+
+        assertThat(out).containsPattern("child [0-9]+ policy 5").as("the watcher ends with Redis").contains("watcher gone");
+    }
+
+    @Test
+    void normalLeavesTheRewriteChildAtRedisPriority() throws Exception {
+        assertThat(redisStartedWith("VIGIL_REDIS_CHILDREN=normal", REWRITE_CHILD_POLICY)).containsPattern("child [0-9]+ policy 0");
+    }
+
+    @Test
+    void anUnknownChildrenPolicyIsRefusedBeforeRedisStarts() throws Exception {
+        Process p = new ProcessBuilder("bash", "-c", "export VIGIL_REDIS_PORT=1 VIGIL_REDIS_DIR='" + dir + "/data' VIGIL_REDIS_CHILDREN=nice; . '"
+                + LIB + "'; start_redis").redirectErrorStream(true).start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .contains("VIGIL_REDIS_CHILDREN must be idle or normal, was 'nice'");
+        assertThat(Files.exists(dir.resolve("data"))).as("nothing started").isFalse();
+    }
+
     /** /proc/PID/autogroup of a Redis started by start_redis with {@code env} ("NAME=value" or ""), stopped after. */
     private String sessionOfRedisStartedWith(String env) throws IOException, InterruptedException {
+        return redisStartedWith(env, "cat /proc/$(redis_pid)/autogroup");
+    }
+
+    /** The output of {@code then}, run against a Redis started by start_redis with {@code env}; the Redis is stopped after. */
+    private String redisStartedWith(String env, String then) throws IOException, InterruptedException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         String script = "set -e; export VIGIL_REDIS_PORT=" + port + " VIGIL_REDIS_DIR='" + dir + "/data' VIGIL_REDIS_LOG='" + dir
-                + "/redis.log' " + env + "; . '" + LIB + "'; trap stop_redis EXIT; start_redis >/dev/null; cat /proc/$(redis_pid)/autogroup";
+                + "/redis.log' " + env + "; . '" + LIB + "'; trap stop_redis EXIT; start_redis >/dev/null; " + then;
         Process p = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true).start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("start_redis and stop_redis end").isTrue();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -24,6 +24,7 @@
 #   BENCH_SECONDS=30               seconds per window; BENCH_WARMUP_SECONDS=20 at 2,000/s first
 #   BENCH_KAFKA_PROPS="num.io.threads=2 num.network.threads=1"   extra broker settings (words)
 #   BENCH_THREADS=1                also CPU per thread (relay and broker, top 15) in the first rate window
+#   BENCH_RELAY_EVENT_BYTES=2900   events grown to about this size (CARD_AUTH v2's ~2.9 KB); default ~0.8 KB
 #   BENCH_RELAY_BACKLOG="4000x5"   backlog window: <events/s>x<seconds> written while the relay is stopped; 0 = none
 #   BENCH_SLOWLOG_US=100           SLOWLOG keeps commands slower than this (µs): "longest" below it reads "<100"
 #   BENCH_BUILD=0                  use the relay jar as it is (no Maven build)

@@ -30,6 +30,7 @@ final class DeadLetterPolicy {
     private final String deadLetterStream;
     private final String consumer;
     private final int maxDeliveries;
+    private final EventCheck check;
     private final StreamCommands<String, String, String> streams;
     private final XAddArgs bound;
     private final RelayMetrics metrics;
@@ -39,6 +40,7 @@ final class DeadLetterPolicy {
         this.deadLetterStream = stream + config.deadLetterSuffix();
         this.consumer = consumer;
         this.maxDeliveries = config.maxDeliveries();
+        this.check = config.eventCheck();
         this.streams = redis.stream(String.class, String.class, String.class);
         this.bound = new XAddArgs().maxlen(config.deadLetterMaxLength()).nearlyExactTrimming();
         this.metrics = metrics;
@@ -60,7 +62,7 @@ final class DeadLetterPolicy {
             metrics.deadLetteredMaxDeliveries.increment();
             return true;
         }
-        String problem = EventCheck.problem(e.event);
+        String problem = check.problem(e.event);
         if (problem != null) {
             deadLetter(e, "unparseable", problem, deliveries);
             metrics.deadLetteredUnparseable.increment();

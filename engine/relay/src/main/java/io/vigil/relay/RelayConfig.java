@@ -103,6 +103,15 @@ public interface RelayConfig {
     @WithDefault("5")
     int maxDeliveries();
 
+    /**
+     * How each entry's event is checked before it is published (not a JSON object with an
+     * {@code event_id}: dead-lettered as {@code unparseable}). {@code scan} (default): one pass over the
+     * bytes; {@code jackson}: Jackson's streaming parser, the check before ADR 0030. Both refuse the
+     * same events; the setting exists to compare their CPU on one machine.
+     */
+    @WithDefault("scan")
+    EventCheck eventCheck();
+
     /** Dead-letter stream of stream S: {@code S<suffix>}. */
     @WithDefault(":dead-letter")
     String deadLetterSuffix();

@@ -2,6 +2,8 @@
 # async-path.sh NICE COMMAND [ARGS...]: runs COMMAND at the async path's lower CPU priority (relay, Kafka,
 # Prometheus; ADR 0019). Used through process-lib.sh's "${ASYNC_PATH[@]}".
 # async-path.sh idle PID: moves PID (a part being stopped) into the idle CPU group, see below.
+# async-path.sh background PID: the same whether or not the engine serves, for work that is never on the
+# decision path (Redis' AOF rewrite child: redis-children-idle.sh, ADR 0028).
 #
 # Plain `nice` is not enough here. With autogroup scheduling (kernel.sched_autogroup_enabled=1, the
 # default of this machine's kernel and of most distributions) the scheduler first shares the CPU between
@@ -64,6 +66,11 @@ enter_idle() {
 if [ "${1:-}" = idle ]; then
   case "${2:-}" in ''|*[!0-9]*) echo "async-path.sh: idle needs a process id, was '${2:-}'" >&2; exit 2 ;; esac
   [ "$START_IDLE" != 0 ] && decision_path_serving && cpu_cgroup && enter_idle "$2" || true
+  exit 0
+fi
+if [ "${1:-}" = background ]; then
+  case "${2:-}" in ''|*[!0-9]*) echo "async-path.sh: background needs a process id, was '${2:-}'" >&2; exit 2 ;; esac
+  cpu_cgroup && enter_idle "$2" || true
   exit 0
 fi
 

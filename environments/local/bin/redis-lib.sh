@@ -48,7 +48,8 @@ redis_priority() {
 # Redis' AOF rewrite child serialises the dataset on a core of its own, in Redis' session: on the 2-core
 # platform it took CPU from the engine and from Redis' main thread while it ran (hundreds of deadline misses
 # per rewrite). VIGIL_REDIS_CHILDREN=idle (default) runs redis-children-idle.sh beside Redis, which puts its
-# children in SCHED_IDLE; =normal leaves them at Redis' priority (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
+# children in SCHED_IDLE and, for their first VIGIL_REDIS_CHILD_IDLE_SECONDS (30), in the idle CPU cgroup;
+# =normal leaves them at Redis' priority (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
 redis_children_priority() {
   local pid
   [ "${VIGIL_REDIS_CHILDREN:-idle}" = idle ] && pid=$(redis_pid) || return 0

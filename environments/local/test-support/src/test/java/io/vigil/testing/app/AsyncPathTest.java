@@ -101,6 +101,7 @@ class AsyncPathTest {
         String out = run(2, SCRIPT.toString(), "idle", "not-a-pid");
 
         assertThat(out).contains("idle needs a process id, was 'not-a-pid'");
+        assertThat(run(2, SCRIPT.toString(), "background", "")).contains("background needs a process id, was ''");
     }
 
     /** A pid file naming a live process: this test's JVM stands for the serving engine. */

@@ -40,16 +40,22 @@ class RedisPriorityTest {
         assertThat(sessionOfRedisStartedWith("VIGIL_REDIS_NICE=0")).contains(" nice 0");
     }
 
+    /** The cgroup v1 cpu controller's idle flag: where it is writable the child also goes to async-path.sh's idle group. */
+    private static final String CPU_IDLE = "/sys/fs/cgroup/cpu/cpu.idle";
+
     /**
-     * The AOF rewrite child runs SCHED_IDLE (redis-children-idle.sh, ADR 0028). The child is kept alive by
-     * {@code rdb-key-save-delay} (10 ms per key, 300 keys: 3 s), so the watcher's 50 ms poll finds it on
+     * The AOF rewrite child runs SCHED_IDLE, in the idle CPU group where there is one
+     * (redis-children-idle.sh, ADR 0028). The child is kept alive by {@code rdb-key-save-delay} (10 ms per key, 600 keys: 6 s), so the watcher's 50 ms poll finds it on
      * any machine; the policy is read from /proc/CHILD/stat (field 41: 5 is SCHED_IDLE, 0 SCHED_OTHER).
      */
     private static final String REWRITE_CHILD_POLICY = "redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 10000 >/dev/null; "
-            + "seq 300 | sed 's/.*/SET k& v/' | redis-cli -p $VIGIL_REDIS_PORT >/dev/null; redis-cli -p $VIGIL_REDIS_PORT BGREWRITEAOF >/dev/null; "
+            + "seq 600 | sed 's/.*/SET k& v/' | redis-cli -p $VIGIL_REDIS_PORT >/dev/null; redis-cli -p $VIGIL_REDIS_PORT BGREWRITEAOF >/dev/null; "
             + "p=$(redis_pid); for i in $(seq 1 100); do read -r c _ < /proc/$p/task/$p/children || true; [ -n \"$c\" ] && break; sleep 0.05; done; "
-            + "policy=0; for i in $(seq 1 40); do policy=$(sed 's/.*) //' /proc/$c/stat | cut -d' ' -f39); [ \"$policy\" = 5 ] && break; sleep 0.05; done; "
-            + "echo \"child $c policy $policy\"; redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 0 >/dev/null";
+            + "policy=unread; for i in $(seq 1 40); do now=$(sed 's/.*) //' /proc/$c/stat 2>/dev/null | cut -d' ' -f39); "
+            + "[ -n \"$now\" ] || break; policy=$now; "
+            + "group=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:|^0::' /proc/$c/cgroup 2>/dev/null | head -1); "
+            + "[ \"$policy\" = 5 ] && { [ ! -w " + CPU_IDLE + " ] || [ \"${group%vigil-async-start}\" != \"$group\" ]; } && break; sleep 0.05; done; "
+            + "echo \"child $c policy $policy cgroup $group\"; redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 0 >/dev/null";
 
     @Test
     void theRewriteChildRunsIdleByDefault() throws Exception {
@@ -58,11 +64,32 @@ class RedisPriorityTest {
                 + "pgrep -f \"redis-children-idle.sh $p\\$\" >/dev/null && echo 'watcher left' || echo 'watcher gone'");
 
         assertThat(out).containsPattern("child [0-9]+ policy 5").as("the watcher ends with Redis").contains("watcher gone");
+        if (Files.isWritable(Path.of(CPU_IDLE))) {
+            assertThat(out).as("in the idle CPU group").containsPattern("cgroup .*/vigil-async-start\\n");
+        }
+    }
+
+    /** With a window of 1 s the child leaves the idle group (back to Redis' cgroup) while it still runs, SCHED_IDLE. */
+    @Test
+    void theIdleGroupIsOnlyForTheChildsFirstSeconds() throws Exception {
+        assumeThat(Files.isWritable(Path.of(CPU_IDLE))).as("a cpu cgroup whose idle flag can be set (root, cgroup v1 cpu)").isTrue();
+        String out = redisStartedWith("VIGIL_REDIS_CHILD_IDLE_SECONDS=1",
+                "redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 10000 >/dev/null; "
+                + "seq 1500 | sed 's/.*/SET k& v/' | redis-cli -p $VIGIL_REDIS_PORT >/dev/null; redis-cli -p $VIGIL_REDIS_PORT BGREWRITEAOF >/dev/null; "
+                + "p=$(redis_pid); for i in $(seq 1 100); do read -r c _ < /proc/$p/task/$p/children || true; [ -n \"$c\" ] && break; sleep 0.05; done; "
+                + "seen=0; for i in $(seq 1 200); do group=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' /proc/$c/cgroup 2>/dev/null) || break; "
+                + "case $group in */vigil-async-start) seen=1 ;; *) [ $seen = 1 ] && break ;; esac; sleep 0.05; done; "
+                + "echo \"seen $seen left ${group##*:} policy $(sed 's/.*) //' /proc/$c/stat | cut -d' ' -f39)\"; "
+                + "redis-cli -p $VIGIL_REDIS_PORT CONFIG SET rdb-key-save-delay 0 >/dev/null");
+
+        assertThat(out).as("in the idle group first, then back in Redis' own, still SCHED_IDLE")
+                .containsPattern("seen 1 left /[^ ]* policy 5").doesNotContain("left /vigil-async-start");
     }
 
     @Test
     void normalLeavesTheRewriteChildAtRedisPriority() throws Exception {
-        assertThat(redisStartedWith("VIGIL_REDIS_CHILDREN=normal", REWRITE_CHILD_POLICY)).containsPattern("child [0-9]+ policy 0");
+        assertThat(redisStartedWith("VIGIL_REDIS_CHILDREN=normal", REWRITE_CHILD_POLICY)).containsPattern("child [0-9]+ policy 0")
+                .doesNotContain("vigil-async-start");
     }
 
     @Test

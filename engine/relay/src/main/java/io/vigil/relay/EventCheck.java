@@ -149,13 +149,7 @@ public enum EventCheck {
 
         /** At '{'; returns whether a top-level {@code event_id} holds a non-empty string (only when {@code top}). */
         boolean object(int depth, boolean top) {
-            if (depth > MAX_DEPTH) {
-                throw invalid("nested deeper than " + MAX_DEPTH);
-            }
-            at++;
-            whitespace();
-            if (at < b.length && b[at] == '}') {
-                at++;
+            if (enterEmpty(depth, '}')) {
                 return false;
             }
             boolean hasId = false;
@@ -195,6 +189,20 @@ public enum EventCheck {
             }
         }
 
+        /** Steps into the object or array at {@code at}; true when it is empty (then also stepped out of). */
+        private boolean enterEmpty(int depth, char close) {
+            if (depth > MAX_DEPTH) {
+                throw invalid("nested deeper than " + MAX_DEPTH);
+            }
+            at++;
+            whitespace();
+            if (at < b.length && b[at] == close) {
+                at++;
+                return true;
+            }
+            return false;
+        }
+
         private boolean isEventId(int from, int to) {
             if (to - from != EVENT_ID.length) {
                 return false;
@@ -208,13 +216,7 @@ public enum EventCheck {
         }
 
         private void array(int depth) {
-            if (depth > MAX_DEPTH) {
-                throw invalid("nested deeper than " + MAX_DEPTH);
-            }
-            at++;
-            whitespace();
-            if (at < b.length && b[at] == ']') {
-                at++;
+            if (enterEmpty(depth, ']')) {
                 return;
             }
             while (true) {

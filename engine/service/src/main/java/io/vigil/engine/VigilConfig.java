@@ -85,6 +85,40 @@ public interface VigilConfig {
          */
         @WithDefault("true")
         boolean collectGarbage();
+
+        /** After the data-port decisions, more through the data port until the JIT is quiet (ADR 0029). */
+        JitQuiet jitQuiet();
+    }
+
+    /**
+     * Readiness waits for the JIT to go quiet: the JVM's compilation time may grow by at most
+     * {@code budget} in each of {@code intervals} intervals in a row, while the warm-up keeps deciding
+     * through the data port (at least {@code min-decisions} per interval). Bounded by
+     * {@code max-duration}: then ready anyway, with a warning and {@code vigil_warm_up_jit_quiet} 0.
+     */
+    interface JitQuiet {
+        /** Off: ready after the counted decisions, however busy the JIT still is. */
+        @WithDefault("true")
+        boolean enabled();
+
+        @WithDefault("1s")
+        Duration interval();
+
+        /** Compilation time allowed per interval (5 % of one core by default). */
+        @WithDefault("50ms")
+        Duration budget();
+
+        /** Quiet intervals in a row needed. */
+        @WithDefault("3")
+        int intervals();
+
+        /** Warm-up decisions answered per interval for it to count as quiet. */
+        @WithDefault("200")
+        int minDecisions();
+
+        /** Ready anyway after this long in this phase (logged, and the gauge says so). */
+        @WithDefault("30s")
+        Duration maxDuration();
     }
 
     interface Rulesets {

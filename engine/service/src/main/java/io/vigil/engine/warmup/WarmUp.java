@@ -67,8 +67,13 @@ import org.jboss.logging.Logger;
  * the relay never reads; answer metrics go to a registry that is never exported. Both the keys and the
  * stream are deleted before ready. Velocity round-trip metrics do include these calls.
  *
- * <p>Bounded: {@code max-duration} for the in-process decisions, {@link #HTTP_PHASE_MAX} for those
- * through the data port (run even when the first phase used all its time), then the outbox's shutdown
+ * <p>Then, through the data port still, until the JIT is quiet ({@link JitQuietPhase}, ADR 0029): a count
+ * of decisions left the HTTP server's code below C2's thresholds, and the first seconds after ready spent
+ * a core compiling it while real callers waited.
+ *
+ * <p>Bounded: {@code max-duration} for the in-process decisions, {@link #HTTP_PHASE_MAX} for the counted ones
+ * through the data port (run even when the first phase used all its time), {@code jit-quiet.max-duration}
+ * for those until the JIT is quiet, then the outbox's shutdown
  * timeout and the velocity timeout for the clean-up; one log line says what ran and how long it took, and the gauge
  * {@code vigil_warm_up_seconds} keeps it.
  */
@@ -136,6 +141,8 @@ public class WarmUp {
     private volatile long velocityKeysDeleted;
     private volatile long garbageCollectionMillis = -1;
     private volatile long outboxEntries;
+    /** The last phase, decisions until the JIT is quiet (ADR 0029); null until it ended, or when off. */
+    private volatile JitQuietPhase jitQuiet;
     /** How long the warm-up took, clean-up included (s); 0 until it ended. */
     private volatile double seconds;
 
@@ -149,6 +156,12 @@ public class WarmUp {
         }
         Gauge.builder("vigil.warm.up.seconds", this, w -> w.seconds)
                 .description("How long the warm-up before readiness took, clean-up included (0 until it ended)")
+                .register(meters);
+        Gauge.builder("vigil.warm.up.jit.quiet", this, w -> w.jitQuietOutcome().gauge)
+                .description("Whether readiness came with the JIT quiet: 1 quiet, 0 at the cap with the JIT still compiling, -1 not waited for")
+                .register(meters);
+        Gauge.builder("vigil.warm.up.jit.quiet.seconds", this, w -> w.jitQuiet == null ? 0 : w.jitQuiet.seconds())
+                .description("How long the warm-up went on for the JIT to be quiet (s)")
                 .register(meters);
         Thread t = new Thread(this::run, "vigil-warm-up");
         t.setDaemon(true);
@@ -189,7 +202,23 @@ public class WarmUp {
         return velocityWrites;
     }
 
-    /** Warm-up keys deleted when the warm-up ended. */
+    JitQuietPhase.Outcome jitQuietOutcome() {
+        JitQuietPhase phase = jitQuiet;
+        return phase == null ? JitQuietPhase.Outcome.NOT_RUN : phase.outcome();
+    }
+
+    /** Decisions through the data port while waiting for the JIT to be quiet. */
+    long jitQuietDecisions() {
+        JitQuietPhase phase = jitQuiet;
+        return phase == null ? 0 : phase.decisions();
+    }
+
+    /** The JVM's compilation time (ms) while waiting for the JIT to be quiet. */
+    long jitQuietCompilationMillis() {
+        JitQuietPhase phase = jitQuiet;
+        return phase == null ? 0 : phase.compilationMillis();
+    }
+
     /** Milliseconds of the full collection before ready; -1 when none ran. */
     long garbageCollectionMillis() {
         return garbageCollectionMillis;
@@ -207,6 +236,7 @@ public class WarmUp {
                 garbageCollectionMillis, (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
     }
 
+    /** Warm-up keys deleted when the warm-up ended. */
     long velocityKeysDeleted() {
         return velocityKeysDeleted;
     }
@@ -274,9 +304,10 @@ public class WarmUp {
             if (settings.collectGarbage()) {
                 collectGarbage();
             }
-            LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port), the last %d in a row NORMAL;"
-                            + " %d velocity writes on %d warm-up keys and %d events in %s, then deleted; ready",
-                    i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, streak.get(),
+            LOG.infof("warm-up: %d synthetic decisions in %d ms (%d of them through the data port, %d until the JIT was quiet: %s),"
+                            + " the last %d in a row NORMAL; %d velocity writes on %d warm-up keys and %d events in %s, then deleted; ready",
+                    i + overHttp, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), overHttp, jitQuietDecisions(),
+                    jitQuietOutcome().name().toLowerCase(Locale.ROOT), streak.get(),
                     velocityWrites, velocityKeysDeleted, outboxEntries, outboxStream());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -371,7 +402,7 @@ public class WarmUp {
      * caller's credential (from loopback, while the warm-up runs: docs/adr/0024-warm-up-through-authenticated-port.md).
      */
     private int throughTheDataPort(VigilConfig.WarmUp settings, long deadline) throws InterruptedException {
-        if (settings.httpDecisions() <= 0) {
+        if (settings.httpDecisions() <= 0 && !settings.jitQuiet().enabled()) {
             return 0;
         }
         DataPort target = DataPort.find();
@@ -390,8 +421,14 @@ public class WarmUp {
         AtomicInteger answered = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         Map<Integer, PortRequest> open = new ConcurrentHashMap<>();
+        JitQuietPhase gate = JitQuietPhase.of(settings.jitQuiet());
         try {
-            for (int i = 0; i < settings.httpDecisions() && System.nanoTime() < deadline; i++) {
+            for (int i = 0; ; i++) {
+                // the counted decisions within the phase's bound, then more until the JIT is quiet (or its own cap)
+                if ((i >= settings.httpDecisions() || System.nanoTime() >= deadline)
+                        && (gate == null || gate.done(answered.get()))) {
+                    break;
+                }
                 slots.acquire();
                 int n = 1_000_000 + i;
                 boolean monitoring = monitoringTurn(n);
@@ -434,6 +471,9 @@ public class WarmUp {
                         });
             }
             awaitAnswers(slots, concurrency, "data-port");
+            if (gate != null) {
+                jitQuiet = gate;
+            }
             for (PortRequest r : open.values()) {
                 LOG.warnf("warm-up request through the data port still open: %s", r); // each has its own bound: never seen
             }

@@ -28,6 +28,9 @@ public class WarmUpReadiness implements HealthCheck {
                 .withData("velocity_keys_deleted", warmUp.velocityKeysDeleted())
                 .withData("outbox_entries", warmUp.outboxEntries())
                 .withData("garbage_collection_ms", warmUp.garbageCollectionMillis())
+                .withData("jit_quiet", warmUp.jitQuietOutcome().name().toLowerCase(java.util.Locale.ROOT))
+                .withData("jit_quiet_decisions", warmUp.jitQuietDecisions())
+                .withData("jit_quiet_compilation_ms", warmUp.jitQuietCompilationMillis())
                 .build();
     }
 }

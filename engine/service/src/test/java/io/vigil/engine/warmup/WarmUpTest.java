@@ -30,6 +30,7 @@ class WarmUpTest {
 
     static final int DECISIONS = 400;
     static final int HTTP_DECISIONS = 200;
+    static final int JIT_QUIET_MIN_DECISIONS = 5;
     static final ObjectMapper JSON = new ObjectMapper();
 
     public static class Profile implements QuarkusTestProfile {
@@ -41,6 +42,13 @@ class WarmUpTest {
             // not spin through instant DEGRADED answers that never make a NORMAL streak.
             c.put("vigil.velocity.limit.min", "2");
             c.put("vigil.velocity.limit.max", "4");
+            // and then until the JIT is quiet, short: whether it gets quiet in a test JVM is not the point
+            // (JitQuietTest is), that the phase runs through the port and readiness comes after it is
+            c.put("vigil.engine.warm-up.jit-quiet.enabled", "true");
+            c.put("vigil.engine.warm-up.jit-quiet.interval", "200ms");
+            c.put("vigil.engine.warm-up.jit-quiet.intervals", "2");
+            c.put("vigil.engine.warm-up.jit-quiet.min-decisions", Integer.toString(JIT_QUIET_MIN_DECISIONS));
+            c.put("vigil.engine.warm-up.jit-quiet.max-duration", "5s");
             return c;
         }
 
@@ -79,6 +87,8 @@ class WarmUpTest {
         c.put("vigil.engine.warm-up.decisions", Integer.toString(decisions));
         c.put("vigil.engine.warm-up.normal-streak", Integer.toString(normalStreak));
         c.put("vigil.engine.warm-up.http-decisions", Integer.toString(httpDecisions));
+        // exact counts through the port below; WarmUpTest turns it on
+        c.put("vigil.engine.warm-up.jit-quiet.enabled", "false");
         return c;
     }
 
@@ -118,7 +128,14 @@ class WarmUpTest {
         assertThat(warmUp.get("data").get("decisions").asInt()).isGreaterThanOrEqualTo(DECISIONS);
         assertThat(warmUp.get("data").get("normal_in_a_row").asInt()).isGreaterThanOrEqualTo(100);
         // and then through the data port itself, the HTTP server's code included, still without a trace
-        assertThat(warmUp.get("data").get("http_decisions").asInt()).isEqualTo(HTTP_DECISIONS);
+        assertThat(warmUp.get("data").get("http_decisions").asInt()).isGreaterThanOrEqualTo(HTTP_DECISIONS);
+        // then more through the port until the JIT was quiet, or its cap: ready either way, and it says which
+        String jitQuiet = warmUp.get("data").get("jit_quiet").asText();
+        assertThat(jitQuiet).as(warmUp.toString()).isIn("quiet", "cap");
+        if (jitQuiet.equals("quiet")) {
+            assertThat(warmUp.get("data").get("jit_quiet_decisions").asLong()).as(warmUp.toString())
+                    .isGreaterThanOrEqualTo(2L * JIT_QUIET_MIN_DECISIONS);
+        }
         // the answer-metrics code ran for every warm-up answer, in the registry apart
         assertThat(warmUp.get("data").get("answers_recorded_apart").asLong())
                 .isGreaterThanOrEqualTo(DECISIONS + HTTP_DECISIONS);
@@ -135,6 +152,8 @@ class WarmUpTest {
         String metrics = Management.given().get("/q/metrics").then().extract().asString();
         assertThat(sum(metrics, "vigil_evaluate_seconds_count")).as("no answer recorded").isZero();
         assertThat(sum(metrics, "vigil_outbox_offered_total")).as("no decision event").isZero();
+        assertThat(sum(metrics, "vigil_warm_up_jit_quiet")).as("the gauge says how readiness came")
+                .isEqualTo(jitQuiet.equals("quiet") ? 1.0 : 0.0);
 
         // The old engine's one-card check (15 transactions, one card): a fresh engine must count the
         // first one too, so the 5-minute count rule (threshold 3) declines from the 3rd, every answer NORMAL.

@@ -121,6 +121,19 @@ class DesiredStateTest {
         assertThat(items).containsExactly("CARD_AUTH/v2/ruleset.json", "CARD_AUTH/active", "CARD_MONITORING/v1/ruleset.json", "CARD_MONITORING/active");
     }
 
+    /**
+     * The warm-up (up to ~145 s on a busy node: in-process, data port, until the JIT is quiet, ADR 0029) is
+     * what readiness waits for; the startup and liveness probes must not, or a long warm-up would get the
+     * pod restarted (and warm up again) instead of kept out of the Service.
+     */
+    @Test
+    void onlyReadinessWaitsForTheWarmUp() {
+        var c = EngineWorkload.deployment(plan(Fixtures.engine("defaults"))).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/q/health/started");
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+    }
+
     @Test
     void autoscaledEngineAndRelayLeaveReplicasToTheirAutoscalers() {
         EnginePlan plan = plan(Fixtures.engine("external"));

@@ -96,6 +96,7 @@ public class RedisVelocityStore implements VelocityStore {
     private Counter shed;
     private Counter silences;
     private Counter expired;
+    private boolean probeHoldsRequest;
 
     @PostConstruct
     void init() {
@@ -109,6 +110,7 @@ public class RedisVelocityStore implements VelocityStore {
                 laneOptions, config.idempotencyWindow().orElse(null));
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
         VelocityConfig.Limit limit = config.limit();
+        probeHoldsRequest = cb.probeHoldsRequest();
         guard = new VelocityGuard(cb.requestVolume(), cb.failureRatio(), cb.delay().toNanos(), cb.successThreshold(),
                 limit.targetRoundTrip().toNanos(), limit.min(), limit.max(), this::circuitChanged);
         long silence = config.timeout().toNanos();
@@ -297,7 +299,7 @@ public class RedisVelocityStore implements VelocityStore {
             call = CompletableFuture.failedFuture(e);
         }
         Timer timer = request.readOnly() ? readRoundTrip : writeRoundTrip;
-        return call.handle((values, failure) -> {
+        CompletionStage<VelocityResults> answer = call.handle((values, failure) -> {
             long end = System.nanoTime();
             guard.done(admitted, end, failure != null);
             if (failure == null) {
@@ -310,6 +312,13 @@ public class RedisVelocityStore implements VelocityStore {
             }
             return VelocityResults.unavailable(failed(unwrap(failure)));
         });
+        if (admitted.probe && !probeHoldsRequest) {
+            // the probe goes on and ends in the guard; its request does not wait for a Redis that is
+            // most likely still down (VelocityConfig.CircuitBreaker#probeHoldsRequest)
+            circuitOpenRefusals.increment();
+            return CompletableFuture.completedFuture(CIRCUIT_OPEN);
+        }
+        return answer;
     }
 
     private String failed(Throwable failure) {

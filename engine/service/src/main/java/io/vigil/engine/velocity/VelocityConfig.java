@@ -91,5 +91,15 @@ public interface VelocityConfig {
         /** Successful probes that close a half-open breaker. */
         @WithDefault("1")
         int successThreshold();
+
+        /**
+         * Whether the request whose call probes a half-open breaker waits for the probe's answer. Off
+         * (default): it is answered DEGRADED at once, like the requests refused while open, and the
+         * probe's answer only tells the breaker whether Redis is back. Redis is most likely still
+         * down, and waiting made that request the slowest answer of an outage: up to the deadline
+         * (issue 22, docs/velocity.md "Circuit breaker"). On: the old behaviour, for an A/B.
+         */
+        @WithDefault("false")
+        boolean probeHoldsRequest();
     }
 }

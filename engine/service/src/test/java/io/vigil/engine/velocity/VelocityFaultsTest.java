@@ -179,4 +179,43 @@ class VelocityFaultsTest {
         }
         awaitNormal();
     }
+
+    /**
+     * Issue 22: while Redis does not answer, the request that carries the half-open breaker's probe is
+     * answered at once like the refused ones, so none waits for the deadline once the breaker opened. Here
+     * Redis is frozen (the probe never ends by itself): the expired count shows the probes went out, and
+     * no request they carried missed the deadline.
+     */
+    @Test
+    void redisFrozenTheBreakersProbesHoldNoRequest() throws Exception {
+        RedisServer redis = RedisResource.server();
+        redis.freeze();
+        try {
+            for (int i = 0; i < 200 && VelocityHttp.metric("vigil_velocity_circuit_state") != 2; i++) {
+                auth(id("t"), id("card"), id("dev"), 5);
+            }
+            assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("the breaker opened").isEqualTo(2);
+            // the calls admitted before it opened expire first, so that every later expiry is a probe's
+            for (int i = 0; i < 1200 && VelocityHttp.metric("vigil_velocity_in_flight") > 0; i++) {
+                Thread.sleep(50);
+            }
+            assertThat(VelocityHttp.metric("vigil_velocity_in_flight")).as("calls in flight").isZero();
+            double missed = VelocityHttp.metric("vigil_velocity_deadline_missed_total");
+            double expired = VelocityHttp.metric("vigil_velocity_expired_total");
+            int probesSeen = 0;
+            for (int i = 0; i < 1200 && probesSeen < 2; i++) {
+                Answer a = auth(id("t"), id("card"), id("dev"), 5);
+                assertThat(a.mode()).as(a.toString()).isEqualTo("DEGRADED");
+                assertThat(a.errorCode()).as(a.toString()).isEqualTo("VELOCITY_UNAVAILABLE");
+                probesSeen = (int) (VelocityHttp.metric("vigil_velocity_expired_total") - expired);
+                Thread.sleep(50);
+            }
+            assertThat(probesSeen).as("probes sent to the frozen Redis (expired unanswered)").isGreaterThanOrEqualTo(2);
+            assertThat(VelocityHttp.metric("vigil_velocity_deadline_missed_total"))
+                    .as("no request waited for a probe").isEqualTo(missed);
+        } finally {
+            redis.thaw();
+        }
+        awaitNormal();
+    }
 }

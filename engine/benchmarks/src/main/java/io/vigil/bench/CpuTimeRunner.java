@@ -6,8 +6,8 @@ import java.util.Locale;
 import java.util.function.IntSupplier;
 
 /**
- * Measures the same operations as {@link RulesBenchmark} in operations per second of this thread's
- * CPU time, not wall time. On a shared, oversubscribed machine JMH's wall-clock throughput mostly
+ * Measures the same operations as {@link RulesBenchmark} and {@link DecisionEventBenchmark} in
+ * operations per second of this thread's CPU time, not wall time. On a shared, oversubscribed machine JMH's wall-clock throughput mostly
  * measures how often the scheduler ran the thread; CPU time gives the per-core cost of an operation.
  * JMH remains the reference (warm-up, dead-code protection, -prof gc for allocation).
  *
@@ -44,6 +44,12 @@ public final class CpuTimeRunner {
                 throw new IllegalStateException(e);
             }
         }, seconds, rounds);
+        DecisionEventBenchmark events = new DecisionEventBenchmark();
+        events.ruleset = b.ruleset;
+        events.mix = 256;
+        events.setup();
+        run("eventJson", () -> events.eventJson().length, seconds, rounds);
+        run("answerJson", events::answerJson, seconds, rounds);
     }
 
     private static void run(String name, IntSupplier op, double seconds, int rounds) {

@@ -66,15 +66,7 @@ public class RulesBenchmark {
 
     @Setup
     public void setup() throws IOException, InvalidTransactionException {
-        Path dir = Path.of(System.getProperty("vigil.rulesets", "engine/rulesets"));
-        ParseResult r = Rulesets.load(dir.resolve(ruleset));
-        if (!r.valid()) {
-            throw new IllegalStateException("ruleset does not validate: " + r.errors());
-        }
-        rs = r.ruleset();
-        if (Integer.bitCount(mix) != 1) {
-            throw new IllegalArgumentException("mix must be a power of two: " + mix);
-        }
+        rs = load(ruleset, mix);
         plainBodies = TransactionMix.generate(mix, 42, false);
         fullBodies = TransactionMix.generate(mix, 43, true);
         plain = new Transaction[mix];
@@ -96,6 +88,19 @@ public class RulesBenchmark {
             }
             answers[k] = checks == 0 ? null : VelocityResults.of(values);
         }
+    }
+
+    /** The sample ruleset of {@code -Dvigil.rulesets} (default engine/rulesets), compiled; checks the mix size. */
+    static CompiledRuleset load(String ruleset, int mix) throws IOException {
+        Path dir = Path.of(System.getProperty("vigil.rulesets", "engine/rulesets"));
+        ParseResult r = Rulesets.load(dir.resolve(ruleset));
+        if (!r.valid()) {
+            throw new IllegalStateException("ruleset does not validate: " + r.errors());
+        }
+        if (Integer.bitCount(mix) != 1) {
+            throw new IllegalArgumentException("mix must be a power of two: " + mix);
+        }
+        return r.ruleset();
     }
 
     @Benchmark

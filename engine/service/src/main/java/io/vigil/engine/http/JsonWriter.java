@@ -65,15 +65,37 @@ public final class JsonWriter {
     /** Writes a key known to need no escaping, with its quotes and colon, preceded by a comma unless first. */
     public JsonWriter key(String name) {
         ensure(name.length() + 4);
-        byte last = len == 0 ? 0 : buf[len - 1];
-        if (last != '{' && last != '[' && last != 0) {
-            buf[len++] = ',';
-        }
+        commaUnlessFirst();
         buf[len++] = '"';
         lowBytes(name);
         buf[len++] = '"';
         buf[len++] = ':';
         return this;
+    }
+
+    /**
+     * {@link #key(String)} with the key encoded once ({@link #keyBytes}): one array copy instead of the
+     * name's chars, for the fixed keys of an object written many times (the decision event).
+     */
+    public JsonWriter key(byte[] encoded) {
+        ensure(encoded.length + 1);
+        commaUnlessFirst();
+        System.arraycopy(encoded, 0, buf, len, encoded.length);
+        len += encoded.length;
+        return this;
+    }
+
+    /** A key for {@link #key(byte[])}: {@code "name":}, the name known to need no escaping. */
+    public static byte[] keyBytes(String name) {
+        return ('"' + name + "\":").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** A comma before a key unless it is the first of its object or array (room ensured by the caller). */
+    private void commaUnlessFirst() {
+        byte last = len == 0 ? 0 : buf[len - 1];
+        if (last != '{' && last != '[' && last != 0) {
+            buf[len++] = ',';
+        }
     }
 
     /**
@@ -100,15 +122,29 @@ public final class JsonWriter {
             return raw(NULL);
         }
         // Room for the worst case (every char a six-byte escape) once, not a check per char.
-        ensure(s.length() * 6 + 2);
-        buf[len++] = '"';
-        for (int i = 0; i < s.length(); i++) {
+        int n = s.length();
+        ensure(n * 6 + 2);
+        // The common case, printable ASCII, in locals: no field read or written per char.
+        byte[] b = buf;
+        int p = len;
+        b[p++] = '"';
+        int i = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+                break;
+            }
+            b[p++] = (byte) c;
+            i++;
+        }
+        len = p;
+        for (; i < n; i++) {
             char c = s.charAt(i);
             if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
                 buf[len++] = (byte) c;
             } else {
                 escaped(s, i, c);
-                if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
                     i++;
                 }
             }
@@ -198,6 +234,15 @@ public final class JsonWriter {
     public JsonWriter decimal(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return raw(NULL);
+        }
+        // Counts and whole thresholds: Double.toString spells an integral value below 10^7 as its digits
+        // and ".0" (not -0.0, whose sign it keeps); written without its String and decimal conversion.
+        if (v == (long) v && Math.abs(v) < 1e7 && (v != 0 || Double.doubleToRawLongBits(v) == 0)) {
+            number((long) v);
+            ensure(2);
+            buf[len++] = '.';
+            buf[len++] = '0';
+            return this;
         }
         return ascii(Double.toString(v));
     }

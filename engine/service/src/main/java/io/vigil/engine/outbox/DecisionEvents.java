@@ -26,7 +26,9 @@ import java.util.Map;
  * of the embedded request and {@link java.time.Instant#toString()} were most of the outbox's CPU
  * (docs/benchmarks.md, "Engine CPU per request"). The bytes are the ones Jackson wrote: same key
  * order, numbers spelled the same way (doubles as {@link Double#toString(double)}), timestamps as
- * {@code Instant.toString()}.
+ * {@code Instant.toString()}. What depends only on a rule (a matched rule's object, a velocity
+ * result's text around the card's value) is encoded once per rule ({@link EventParts}), and the
+ * keys once per class.
  *
  * <p>The transaction is embedded from the request bytes as sent (fields the engine does not know
  * included), so it is neither parsed nor serialized a second time.
@@ -34,6 +36,42 @@ import java.util.Map;
 public final class DecisionEvents {
 
     public static final int EVENT_VERSION = 1;
+    // The event's keys, encoded once (JsonWriter.key(byte[])).
+    private static final byte[] K_EVENT_ID = JsonWriter.keyBytes("event_id");
+    private static final byte[] K_EVENT_VERSION = JsonWriter.keyBytes("event_version");
+    private static final byte[] K_TRANSACTION_ID = JsonWriter.keyBytes("transaction_id");
+    private static final byte[] K_CARD_HASH = JsonWriter.keyBytes("card_hash");
+    private static final byte[] K_OCCURRED_AT = JsonWriter.keyBytes("occurred_at");
+    private static final byte[] K_RECEIVED_AT = JsonWriter.keyBytes("received_at");
+    private static final byte[] K_PRODUCED_AT = JsonWriter.keyBytes("produced_at");
+    private static final byte[] K_EVALUATION_TYPE = JsonWriter.keyBytes("evaluation_type");
+    private static final byte[] K_TRANSACTION = JsonWriter.keyBytes("transaction");
+    private static final byte[] K_DECISION = JsonWriter.keyBytes("decision");
+    private static final byte[] K_ENGINE_MODE = JsonWriter.keyBytes("engine_mode");
+    private static final byte[] K_ENGINE_ERROR_CODE = JsonWriter.keyBytes("engine_error_code");
+    private static final byte[] K_RULESET_KEY = JsonWriter.keyBytes("ruleset_key");
+    private static final byte[] K_RULESET_VERSION = JsonWriter.keyBytes("ruleset_version");
+    private static final byte[] K_RULE_ID = JsonWriter.keyBytes("rule_id");
+    private static final byte[] K_REASON_CODE = JsonWriter.keyBytes("reason_code");
+    private static final byte[] K_MATCHED_RULES = JsonWriter.keyBytes("matched_rules");
+    private static final byte[] K_RULE_VERSION = JsonWriter.keyBytes("rule_version");
+    private static final byte[] K_PRIORITY = JsonWriter.keyBytes("priority");
+    private static final byte[] K_SHADOW = JsonWriter.keyBytes("shadow");
+    private static final byte[] K_VELOCITY_RESULTS = JsonWriter.keyBytes("velocity_results");
+    private static final byte[] K_DIMENSION = JsonWriter.keyBytes("dimension");
+    private static final byte[] K_DIMENSION_VALUE = JsonWriter.keyBytes("dimension_value");
+    private static final byte[] K_WINDOW_SECONDS = JsonWriter.keyBytes("window_seconds");
+    private static final byte[] K_AGGREGATE = JsonWriter.keyBytes("aggregate");
+    private static final byte[] K_VALUE = JsonWriter.keyBytes("value");
+    private static final byte[] K_THRESHOLD = JsonWriter.keyBytes("threshold");
+    private static final byte[] K_EXCEEDED = JsonWriter.keyBytes("exceeded");
+    private static final byte[] K_AVAILABLE = JsonWriter.keyBytes("available");
+    private static final byte[] K_PROCESSING_TIME_US = JsonWriter.keyBytes("processing_time_us");
+    private static final byte[] K_TIMINGS_US = JsonWriter.keyBytes("timings_us");
+    private static final byte[] K_PARSE = JsonWriter.keyBytes("parse");
+    private static final byte[] K_EVALUATION = JsonWriter.keyBytes("evaluation");
+    private static final byte[] K_VELOCITY = JsonWriter.keyBytes("velocity");
+    private static final byte[] K_ENGINE_INSTANCE = JsonWriter.keyBytes("engine_instance");
     private static final String[] AGGREGATES = new String[Aggregate.values().length];
 
     static {
@@ -42,7 +80,9 @@ public final class DecisionEvents {
         }
     }
 
-    private final JsonWriter w = new JsonWriter(2048);
+    private final JsonWriter w = new JsonWriter(4096);
+    /** The parts of the event that are the same for every decision of a rule, encoded once. */
+    private final EventParts parts = new EventParts();
     private final String engineInstance;
     private final PersonalData personalData;
     /** {@code yyyy-MM-ddTHH:mm:ss} of {@link #cachedSecond}: consecutive events mostly share their second. */
@@ -73,81 +113,104 @@ public final class DecisionEvents {
     JsonWriter write(DecisionRecord r) {
         Transaction txn = r.transaction();
         w.reset().raw('{');
-        w.key("event_id").string(r.decisionId());
-        w.key("event_version").number(EVENT_VERSION);
-        w.key("transaction_id").string(r.transactionId());
-        w.key("card_hash").string(txn.text(Field.CARD_HASH));
-        w.key("occurred_at").string(txn.text(Field.TIMESTAMP));
-        w.key("received_at");
+        w.key(K_EVENT_ID).string(r.decisionId());
+        w.key(K_EVENT_VERSION).number(EVENT_VERSION);
+        w.key(K_TRANSACTION_ID).string(r.transactionId());
+        w.key(K_CARD_HASH).string(txn.text(Field.CARD_HASH));
+        w.key(K_OCCURRED_AT).string(txn.text(Field.TIMESTAMP));
+        w.key(K_RECEIVED_AT);
         instant(r.receivedAtEpochMillis());
-        w.key("produced_at");
+        w.key(K_PRODUCED_AT);
         instant(r.receivedAtEpochMillis() + r.processingNanos() / 1_000_000L);
-        w.key("evaluation_type").name(r.type());
-        w.key("transaction");
+        w.key(K_EVALUATION_TYPE).name(r.type());
+        w.key(K_TRANSACTION);
         writeTransaction(txn);
-        w.key("decision").name(r.decision());
-        w.key("engine_mode").name(r.mode());
+        w.key(K_DECISION).name(r.decision());
+        w.key(K_ENGINE_MODE).name(r.mode());
         EngineErrorCode code = r.errorCode();
-        w.key("engine_error_code").name(code);
-        w.key("ruleset_key").string(r.rulesetKey());
-        w.key("ruleset_version");
+        w.key(K_ENGINE_ERROR_CODE).name(code);
+        w.key(K_RULESET_KEY).string(r.rulesetKey());
+        w.key(K_RULESET_VERSION);
         if (r.rulesetVersion() > 0) {
             w.number(r.rulesetVersion());
         } else {
             w.nul();
         }
-        w.key("rule_id").string(r.ruleId());
-        w.key("reason_code").string(r.reasonCode());
-        w.key("matched_rules").raw('[');
+        w.key(K_RULE_ID).string(r.ruleId());
+        w.key(K_REASON_CODE).string(r.reasonCode());
+        w.key(K_MATCHED_RULES).raw('[');
         List<MatchedRule> matched = r.matchedRules();
         for (int i = 0; i < matched.size(); i++) {
-            MatchedRule m = matched.get(i);
             if (i > 0) {
                 w.comma();
             }
-            w.raw('{');
-            w.key("rule_id").string(m.ruleId());
-            w.key("rule_version").number(m.ruleVersion());
-            w.key("priority").number(m.priority());
-            w.key("decision").name(m.decision());
-            w.key("reason_code").string(m.reasonCode());
-            w.key("shadow").bool(m.shadow());
-            w.raw('}');
+            w.raw(parts.matchedRule(matched.get(i)));
         }
         w.raw(']');
-        w.key("velocity_results").raw('[');
+        w.key(K_VELOCITY_RESULTS).raw('[');
         List<VelocityResult> velocity = r.velocityResults();
         for (int i = 0; i < velocity.size(); i++) {
-            VelocityResult v = velocity.get(i);
             if (i > 0) {
                 w.comma();
             }
-            w.raw('{');
-            w.key("rule_id").string(v.ruleId());
-            w.key("dimension").string(v.dimension());
-            w.key("dimension_value").string(v.dimensionValue());
-            w.key("window_seconds").number(v.windowSeconds());
-            w.key("aggregate").string(v.aggregate() == null ? null : AGGREGATES[v.aggregate().ordinal()]);
-            w.key("value");
-            if (Double.isNaN(v.value()) || !v.available()) {
-                w.nul();
-            } else {
-                w.decimal(v.value());
-            }
-            w.key("threshold").decimal(v.threshold());
-            w.key("exceeded").bool(v.exceeded());
-            w.key("available").bool(v.available());
-            w.raw('}');
+            velocityResult(velocity.get(i));
         }
         w.raw(']');
-        w.key("processing_time_us").number(r.processingNanos() / 1000L);
-        w.key("timings_us").raw('{');
-        w.key("parse").number(r.parseNanos() / 1000L);
-        w.key("evaluation").number(r.evaluationNanos() / 1000L);
-        w.key("velocity").number(r.velocityNanos() / 1000L);
+        w.key(K_PROCESSING_TIME_US).number(r.processingNanos() / 1000L);
+        w.key(K_TIMINGS_US).raw('{');
+        w.key(K_PARSE).number(r.parseNanos() / 1000L);
+        w.key(K_EVALUATION).number(r.evaluationNanos() / 1000L);
+        w.key(K_VELOCITY).number(r.velocityNanos() / 1000L);
         w.raw('}');
-        w.key("engine_instance").string(engineInstance);
+        w.key(K_ENGINE_INSTANCE).string(engineInstance);
         return w.raw('}');
+    }
+
+    /** One velocity result: its check's parts encoded once ({@link EventParts}), the card's value and the count written. */
+    private void velocityResult(VelocityResult v) {
+        EventParts.Check check = parts.check(v);
+        w.raw(check.head()).string(v.dimensionValue()).raw(check.middle());
+        if (Double.isNaN(v.value()) || !v.available()) {
+            w.nul();
+        } else {
+            w.decimal(v.value());
+        }
+        w.raw(check.tail(v.exceeded(), v.available()));
+    }
+
+    /** A matched rule's object, as {@link EventParts} encodes it once per rule. */
+    static void writeMatchedRule(JsonWriter w, MatchedRule m) {
+        w.raw('{');
+        w.key(K_RULE_ID).string(m.ruleId());
+        w.key(K_RULE_VERSION).number(m.ruleVersion());
+        w.key(K_PRIORITY).number(m.priority());
+        w.key(K_DECISION).name(m.decision());
+        w.key(K_REASON_CODE).string(m.reasonCode());
+        w.key(K_SHADOW).bool(m.shadow());
+        w.raw('}');
+    }
+
+    /** What of a velocity result comes before its dimension value: from the check (its rule). */
+    static void writeCheckHead(JsonWriter w, VelocityResult v) {
+        w.raw('{');
+        w.key(K_RULE_ID).string(v.ruleId());
+        w.key(K_DIMENSION).string(v.dimension());
+        w.key(K_DIMENSION_VALUE);
+    }
+
+    /** Between the dimension value and the value: from the check. */
+    static void writeCheckMiddle(JsonWriter w, VelocityResult v) {
+        w.key(K_WINDOW_SECONDS).number(v.windowSeconds());
+        w.key(K_AGGREGATE).string(v.aggregate() == null ? null : AGGREGATES[v.aggregate().ordinal()]);
+        w.key(K_VALUE);
+    }
+
+    /** After the value: the check's threshold, then whether it was exceeded and available. */
+    static void writeCheckTail(JsonWriter w, double threshold, boolean exceeded, boolean available) {
+        w.key(K_THRESHOLD).decimal(threshold);
+        w.key(K_EXCEEDED).bool(exceeded);
+        w.key(K_AVAILABLE).bool(available);
+        w.raw('}');
     }
 
     /**

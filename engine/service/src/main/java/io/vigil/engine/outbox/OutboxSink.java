@@ -55,12 +55,9 @@ public class OutboxSink implements DecisionSink {
         this.config = config;
         if (config.enabled()) {
             this.redis = redis.get();
-            DecisionEvents events = new DecisionEvents(hostName(), PersonalData.of(
-                    config.personalData().hashFields().orElse(java.util.List.of()),
-                    config.personalData().dropFields().orElse(java.util.List.of()),
-                    config.personalData().hashKeyFile().orElse(null)));
-            outbox = outbox(config.stream(), events, registry);
-            warmUpOutbox = outbox(warmUpStream(), events, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            // an encoder per writer thread: it reuses its buffer and its encoded parts (DecisionEvents)
+            outbox = outbox(config.stream(), events(), registry);
+            warmUpOutbox = outbox(warmUpStream(), events(), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             warmUpSink = new DecisionSink() {
                 @Override
                 public void offer(DecisionRecord record) {
@@ -83,6 +80,13 @@ public class OutboxSink implements DecisionSink {
             warmUpOutbox = null;
             warmUpSink = NOWHERE;
         }
+    }
+
+    private DecisionEvents events() {
+        return new DecisionEvents(hostName(), PersonalData.of(
+                config.personalData().hashFields().orElse(java.util.List.of()),
+                config.personalData().dropFields().orElse(java.util.List.of()),
+                config.personalData().hashKeyFile().orElse(null)));
     }
 
     private Outbox outbox(String stream, DecisionEvents events, MeterRegistry registry) {

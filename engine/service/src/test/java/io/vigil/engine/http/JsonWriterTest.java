@@ -55,6 +55,41 @@ class JsonWriterTest {
         }
     }
 
+    /** decimal() spells every double as Double.toString does (the event's bytes), its integral shortcut included. */
+    @Test
+    void decimalsAreSpelledAsDoubleToString() {
+        double[] edges = {0.0, -0.0, 1.0, -1.0, 3.0, 8.0, 20.0, 5000.0, 9_999_999.0, -9_999_999.0, 10_000_000.0,
+                123_456_789.0, 1e15, 1e16, 1e300, Double.MAX_VALUE, Double.MIN_VALUE, 0.1, 24.75, 1234.56, 1.0e-3,
+                9.99e-4, 1.0e-4, Long.MAX_VALUE, (double) Long.MIN_VALUE, Math.nextUp(1.0), Math.nextDown(10_000_000.0)};
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        double[] values = new double[edges.length + 20_000];
+        System.arraycopy(edges, 0, values, 0, edges.length);
+        for (int i = edges.length; i < values.length; i++) {
+            values[i] = switch (i % 4) {
+                case 0 -> random.nextInt(-20_000_000, 20_000_000);
+                case 1 -> random.nextInt(0, 1_000_000) / 100.0;
+                case 2 -> Double.longBitsToDouble(random.nextLong());
+                default -> random.nextInt(0, 64) * (random.nextBoolean() ? 1 : -1);
+            };
+        }
+        for (double v : values) {
+            String expected = Double.isNaN(v) || Double.isInfinite(v) ? "null" : Double.toString(v);
+            assertThat(new JsonWriter(4).decimal(v).toString()).as("%s", expected).isEqualTo(expected);
+        }
+    }
+
+    /** Exact bytes of escaped strings: the short escapes, \\u00xx for the other controls, U+FFFD for a lone surrogate. */
+    @Test
+    void stringsAreEscapedToTheSameBytes() {
+        assertThat(new JsonWriter(4).string("plain-ASCII_0123").toString()).isEqualTo("\"plain-ASCII_0123\"");
+        assertThat(new JsonWriter(4).string("a\"b\\c\n\r\t\u0001\u001f\u007f").toString())
+                .isEqualTo("\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u001f\u007f\"");
+        assertThat(new JsonWriter(4).string("ok then \u00e9\u6771\ud83d\ude00 x\ud800y").toBytes())
+                .isEqualTo("\"ok then \u00e9\u6771\ud83d\ude00 x\ufffdy\"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(new JsonWriter(4).string(null).toString()).isEqualTo("null");
+        assertThat(new JsonWriter(4).key(JsonWriter.keyBytes("k")).string("").toString()).isEqualTo("\"k\":\"\"");
+    }
+
     @Test
     void decisionIdsAreVersion7AndOrderedByTime() throws Exception {
         String a = DecisionIds.next();

@@ -107,7 +107,7 @@ public class RedisVelocityStore implements VelocityStore {
             LOG.warn("velocity store: the Redis client's options were not seen; every call goes through the pooled client");
         }
         client = VelocityScriptClient.withLanes(vertx, redis, cluster, config.bucketsPerWindow(), config.distinctCap(),
-                laneOptions, config.idempotencyWindow().orElse(null));
+                laneOptions, config.idempotencyWindow());
         VelocityConfig.CircuitBreaker cb = config.circuitBreaker();
         VelocityConfig.Limit limit = config.limit();
         probeHoldsRequest = cb.probeHoldsRequest();

@@ -4,7 +4,6 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * The velocity store's settings ({@code vigil.velocity.*}); the Redis connection itself is
@@ -50,13 +49,16 @@ public interface VelocityConfig {
     int distinctCap();
 
     /**
-     * How long a transaction's answers are kept for its retries (its idempotency marker's TTL), at most
-     * the longest window of its checks plus a bucket, which is the default (unset). A retry after it is
-     * counted again. The markers are most of a busy Redis' keys (280 bytes each): with a 24 h window
-     * every decision's marker stays 24 h; a payment switch retries within seconds to minutes
-     * (docs/adr/0028-aof-rewrites-off-the-decision-path.md).
+     * How long a transaction's answers are kept for its retries (its idempotency marker's TTL): the
+     * marker lives min(longest window of its checks + a bucket, this). A retry after it is counted
+     * again. 10 minutes by default: a payment switch retries an authorization within seconds to a
+     * minute, and the markers are most of a busy Redis' memory (280 bytes each: ~336 MB at 2,000/s
+     * with 10 minutes, where a 24 h window would keep every decision's marker 26 h and fill 1 GiB in
+     * ~23 minutes; docs/adr/0028-aof-rewrites-off-the-decision-path.md). Set it at least as long as the
+     * ruleset's longest window for exact idempotency (docs/velocity.md, "Idempotency").
      */
-    Optional<Duration> idempotencyWindow();
+    @WithDefault("10m")
+    Duration idempotencyWindow();
 
     CircuitBreaker circuitBreaker();
 

@@ -23,7 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * {@code vigil.velocity.idempotency-window}: a transaction's idempotency marker lives at most that long
  * (docs/adr/0028-aof-rewrites-off-the-decision-path.md), its windows keep their own TTLs, and a retry
- * within it is still answered from the marker; unset, the marker lives as long as the longest window.
+ * within it is still answered from the marker. The engine's default (10m) is proved through its HTTP
+ * endpoint in VelocityFaultsTest; here the client without a window (benchmarks' generic client) keeps
+ * the marker as long as the longest window, as does a window at least that long.
  */
 class IdempotencyWindowTest {
 

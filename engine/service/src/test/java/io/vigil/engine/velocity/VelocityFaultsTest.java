@@ -77,6 +77,23 @@ class VelocityFaultsTest {
     }
 
     @Test
+    void byDefaultARetryIsAnsweredFromItsMarkerForTenMinutesWhileTheHourKeepsItsWindow() {
+        String card = id("card");
+        String txn = id("t");
+        auth(txn, card, id("dev"), 10);
+
+        // one call per transaction on a standalone Redis: its one marker, whatever the dimension in its name
+        @SuppressWarnings("unchecked")
+        List<Object> markers = (List<Object>) RedisResource.server().command("KEYS", "veltx:*:" + txn);
+        assertThat(markers).hasSize(1);
+        long markerTtl = (Long) RedisResource.server().command("PTTL", String.valueOf(markers.get(0)));
+        assertThat(markerTtl).as("vigil.velocity.idempotency-window defaults to 10m (the ruleset's longest window: 1 h)")
+                .isPositive().isLessThanOrEqualTo(600_000);
+        long cardTtl = (Long) RedisResource.server().command("PTTL", "vel:{card_hash:" + card + "}:CARD_AUTH");
+        assertThat(cardTtl).as("the card's hour keeps its own TTL").isGreaterThan(3_600_000);
+    }
+
+    @Test
     void readyOnceVelocityAnsweredAndMetricsPublished() {
         HttpResponse<String> ready = VelocityHttp.management("/q/health/ready");
         assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);

@@ -29,6 +29,7 @@ class DefaultsAgreeTest {
             "velocity.pool.maxPoolWaiting,      " + ENGINE + ", quarkus.redis.max-pool-waiting",
             "velocity.pool.maxWaitingHandlers,  " + ENGINE + ", quarkus.redis.max-waiting-handlers",
             "velocity.pool.timeout,             " + ENGINE + ", vigil.velocity.timeout",
+            "velocity.idempotencyWindow,        " + ENGINE + ", vigil.velocity.idempotency-window",
             "durability.queueCapacity,          " + ENGINE + ", vigil.outbox.queue-capacity",
             "durability.stream.name,            " + ENGINE + ", vigil.outbox.stream",
             "durability.stream.shards,          " + ENGINE + ", vigil.outbox.streams",

@@ -105,6 +105,16 @@ class CrdSchemaTest {
     }
 
     @Test
+    void theIdempotencyWindowIsAPositiveDurationOfTenMinutesByDefault() throws IOException {
+        JsonNode window = specSchema("fraudengines").path("properties").path("velocity").path("properties").path("idempotencyWindow");
+        assertThat(window.path("default").asText()).isEqualTo("10m");
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(window.path("pattern").asText());
+        assertThat(List.of("10m", "90s", "27h", "2d", "1ms")).allMatch(v -> pattern.matcher(v).find());
+        // zero would keep no marker at all (the engine refuses it at start): the apiserver refuses it first
+        assertThat(List.of("0m", "0s", "10", "10 min", "-5m", "1.5h", "")).noneMatch(v -> pattern.matcher(v).find());
+    }
+
+    @Test
     void statusSubresourceAndPrinterColumns() throws IOException {
         for (String plural : List.of("fraudengines", "fraudrulesets", "fraudloadtests")) {
             JsonNode v = version(crd(plural));

@@ -143,6 +143,19 @@ class DesiredStateTest {
     }
 
     @Test
+    void theEngineKeepsRetriesAnswersForTheSpecsIdempotencyWindow() {
+        FraudEngine fe = Fixtures.engine("defaults");
+        assertThat(engineEnv(fe, "VIGIL_VELOCITY_IDEMPOTENCY_WINDOW")).as("the default").containsExactly("10m");
+        fe.getSpec().velocity.idempotencyWindow = "27h";
+        assertThat(engineEnv(fe, "VIGIL_VELOCITY_IDEMPOTENCY_WINDOW")).containsExactly("27h");
+    }
+
+    private static List<String> engineEnv(FraudEngine fe, String name) {
+        return EngineWorkload.deployment(plan(fe)).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals(name)).map(e -> e.getValue()).toList();
+    }
+
+    @Test
     void relayRunsC1OnlyByDefaultAndTheSpecReplacesItsJvmOptions() {
         FraudEngine fe = Fixtures.engine("defaults");
         assertThat(relayJvmOptions(fe)).containsExactly("-XX:MaxRAMPercentage=75 -XX:TieredStopAtLevel=1");

@@ -6,6 +6,8 @@ import java.util.regex.Matcher;
 /** Durations in the CRDs are written like Go/Prometheus durations of one unit: 5ms, 30s, 10m, 2h, 7d. */
 public final class Durations {
     public static final String PATTERN = "^[0-9]+(ms|s|m|h|d)$";
+    /** A duration that must not be zero. */
+    public static final String POSITIVE_PATTERN = "^[1-9][0-9]*(ms|s|m|h|d)$";
     private static final java.util.regex.Pattern COMPILED = java.util.regex.Pattern.compile(PATTERN);
 
     private Durations() {

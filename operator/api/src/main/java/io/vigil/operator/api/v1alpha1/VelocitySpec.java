@@ -22,6 +22,13 @@ public class VelocitySpec {
     @Default("{}")
     public Pool pool = new Pool();
 
+    // The engine's own default (vigil.velocity.idempotency-window): a payment switch retries within
+    // seconds to a minute, and the markers are most of Redis' memory (docs/adr/0028, docs/velocity.md).
+    @Default("10m")
+    @Pattern(Durations.POSITIVE_PATTERN)
+    @JsonPropertyDescription("How long a transaction's answer is kept for its retries (vigil.velocity.idempotency-window): a retry within it gets the original answer and is not counted again; a retry later than it is evaluated and counted as a new transaction. The marker lives min(this, the ruleset's longest window + a bucket), ~280 bytes each: ~336 MB of Redis at 2,000 decisions/s with 10m. Set it at least as long as the longest velocity window for exact idempotency.")
+    public String idempotencyWindow = "10m";
+
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "has(self.managed) != has(self.external)",
             message = "set exactly one of velocity.redis.managed (a Redis the operator declares to redis-operator; managed: {} for the defaults) or velocity.redis.external (an existing Redis)")

@@ -98,6 +98,7 @@ public final class EngineWorkload {
         add(env, "QUARKUS_REDIS_MAX_POOL_WAITING", pool.maxPoolWaiting);
         add(env, "QUARKUS_REDIS_MAX_WAITING_HANDLERS", pool.maxWaitingHandlers);
         add(env, "VIGIL_VELOCITY_TIMEOUT", pool.timeout);
+        add(env, "VIGIL_VELOCITY_IDEMPOTENCY_WINDOW", fe.getSpec().velocity.idempotencyWindow);
         redisClient(env, "QUARKUS_REDIS_OUTBOX_", redis);
         add(env, "VIGIL_OUTBOX_QUEUE_CAPACITY", d.queueCapacity);
         add(env, "VIGIL_OUTBOX_STREAM", d.stream.name);

@@ -24,6 +24,21 @@ public interface VelocityStore {
                 : new VelocityRequest(request.transactionId(), request.checks(), true));
     }
 
+    /**
+     * The store as real traffic calls it; {@link #forWarmUp} as the warm-up does. A caller picks one when
+     * a request is made, so that the code both run holds no warm-up branch (docs/adr/0029). A store may
+     * answer both with objects of one class (the compiled call sites then see one class). By default
+     * this store itself.
+     */
+    default VelocityStore forTraffic() {
+        return this;
+    }
+
+    /** {@link #checkWarmUp} as a store (see {@link #forTraffic}). */
+    default VelocityStore forWarmUp() {
+        return this::checkWarmUp;
+    }
+
     VelocityStore NONE = request -> java.util.concurrent.CompletableFuture.completedFuture(
             VelocityResults.unavailable("no velocity store configured"));
 }

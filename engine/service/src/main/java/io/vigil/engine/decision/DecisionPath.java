@@ -71,10 +71,18 @@ public class DecisionPath {
 
     private final Vertx vertx;
     private final RulesetRegistry rulesets;
+    /**
+     * Real and warm-up targets are chosen when a request is made and kept in it, as objects of one class
+     * on both sides: the compiled decision path then holds no branch on the warm-up, and does not
+     * deoptimise at the first real decision after ready (docs/adr/0029-ready-when-the-jit-is-quiet.md).
+     */
     private final VelocityStore velocity;
+    private final VelocityStore warmUpVelocity;
     private final DecisionSink sink;
-    /** Where warm-up decisions' events go: the same code, a stream nothing relays (set by {@link #warm}). */
+    /** Where warm-up decisions' events go: the same code, a stream nothing relays (set by {@link #startWarmUp}). */
     private volatile DecisionSink warmUpSink = DecisionSink.NOWHERE;
+    /** The sink as injected: opens and ends the warm-up's place. */
+    private final DecisionSink outbox;
     private final Settings settings;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final EngineMetrics metrics;
@@ -101,8 +109,10 @@ public class DecisionPath {
                         MeterRegistry meters, Settings settings) {
         this.vertx = vertx;
         this.rulesets = rulesets;
-        this.velocity = velocity;
-        this.sink = sink;
+        this.velocity = velocity.forTraffic();
+        this.warmUpVelocity = velocity.forWarmUp();
+        this.sink = sink.traffic();
+        this.outbox = sink;
         this.settings = settings;
         this.metrics = new EngineMetrics(meters, inFlight);
     }
@@ -137,7 +147,8 @@ public class DecisionPath {
      */
     public void evaluate(EvaluationType type, Transaction txn, Outcome callerDecision, long startNanos,
                          long receivedAtMillis, long parseNanos, Reply reply) {
-        Request req = new Request(type, txn, callerDecision, startNanos, receivedAtMillis, parseNanos, reply);
+        Request req = new Request(type, txn, callerDecision, startNanos, receivedAtMillis, parseNanos, reply,
+                metrics, sink, velocity);
         if (inFlight.incrementAndGet() > settings.maxInFlight) {
             shed(req);
             return;
@@ -159,7 +170,7 @@ public class DecisionPath {
 
     /** Opens the sink's warm-up place (its writer starts); before the first {@link #warm}. */
     public void startWarmUp() {
-        warmUpSink = sink.warmUp();
+        warmUpSink = outbox.warmUp();
     }
 
     /**
@@ -168,7 +179,7 @@ public class DecisionPath {
      */
     public long endWarmUp() {
         warmUpSink = DecisionSink.NOWHERE;
-        return sink.endWarmUp();
+        return outbox.endWarmUp();
     }
 
     /**
@@ -181,10 +192,11 @@ public class DecisionPath {
      */
     public void warm(EvaluationType type, Transaction txn, Outcome callerDecision, Reply reply) {
         long now = System.nanoTime();
-        Request req = new Request(type, txn, callerDecision, now, System.currentTimeMillis(), 0, reply);
-        req.warm = true;
+        DecisionSink to = warmUpSink;
+        Request req = new Request(type, txn, callerDecision, now, System.currentTimeMillis(), 0, reply,
+                warmUpMetrics, to, warmUpVelocity);
         inFlight.incrementAndGet();
-        if (!warmUpSink.reserve()) {
+        if (!to.reserve()) {
             warmUpMetrics.shedForOutbox(type);
             shed(req);
             return;
@@ -208,13 +220,15 @@ public class DecisionPath {
         long timerId = -1;
         /** When the deadline timer is due ({@link System#nanoTime()}); how late it runs tells the engine from Redis. */
         long timerDueNanos;
-        /** A warm-up decision: velocity on warm-up keys, its event to the warm-up sink, answer metrics in {@link #warmUpMeters} only. */
-        boolean warm;
+        /** Real or warm-up (warm-up keys, the warm-up's stream, {@link #warmUpMeters}): chosen once, see {@link DecisionPath#velocity}. */
+        final EngineMetrics metrics;
+        final DecisionSink sink;
+        final VelocityStore velocity;
         /** 0 until the velocity wait ended (answer, failure or timer); the first to flip it decides. */
         volatile int velocityDone;
 
         Request(EvaluationType type, Transaction txn, Outcome callerDecision, long start, long receivedAt,
-                long parseNanos, Reply reply) {
+                long parseNanos, Reply reply, EngineMetrics metrics, DecisionSink sink, VelocityStore velocity) {
             this.type = type;
             this.txn = txn;
             this.callerDecision = callerDecision;
@@ -222,6 +236,9 @@ public class DecisionPath {
             this.receivedAt = receivedAt;
             this.parseNanos = parseNanos;
             this.reply = reply;
+            this.metrics = metrics;
+            this.sink = sink;
+            this.velocity = velocity;
         }
 
         void run() {
@@ -255,7 +272,7 @@ public class DecisionPath {
             velocityStart = System.nanoTime();
             CompletionStage<VelocityResults> stage;
             try {
-                stage = warm ? velocity.checkWarmUp(velocityRequest) : velocity.check(velocityRequest);
+                stage = velocity.check(velocityRequest);
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }
@@ -283,7 +300,7 @@ public class DecisionPath {
         public void handle(Long timer) {
             if (VELOCITY_DONE.compareAndSet(this, 0, 1)) {
                 long now = System.nanoTime();
-                (warm ? warmUpMetrics : metrics).velocityDeadlineMissed(timerDueNanos, now);
+                metrics.velocityDeadlineMissed(timerDueNanos, now);
                 decide(DEADLINE_PASSED, now - velocityStart, null);
             }
         }
@@ -341,7 +358,7 @@ public class DecisionPath {
             if (admitted) {
                 inFlight.decrementAndGet();
             }
-            EngineMetrics m = warm ? warmUpMetrics : metrics;
+            EngineMetrics m = metrics;
             try {
                 m.answered(record);
                 reply.send(record);
@@ -362,12 +379,11 @@ public class DecisionPath {
         }
 
         private void queue(DecisionRecord record, boolean admitted, EngineMetrics m) {
-            DecisionSink to = warm ? warmUpSink : sink;
             try {
                 if (admitted) {
-                    to.offerReserved(record);
+                    sink.offerReserved(record);
                 } else {
-                    to.offer(record);
+                    sink.offer(record);
                 }
             } catch (RuntimeException e) {
                 m.sinkError();

@@ -32,6 +32,15 @@ public interface DecisionSink {
     }
 
     /**
+     * Where real decisions go: an object of the class {@link #warmUp} answers, so that the code both
+     * call is compiled for one class and does not deoptimise at ready (docs/adr/0029). By default this
+     * sink itself.
+     */
+    default DecisionSink traffic() {
+        return this;
+    }
+
+    /**
      * Ends {@link #warmUp}: waits (bounded) for what it holds to be written, then deletes it. Answers
      * how many warm-up events it had written.
      */

@@ -49,7 +49,33 @@ public class OutboxSink implements DecisionSink {
      */
     private final Outbox warmUpOutbox;
     private final Redis redis;
+    /** Real and warm-up decisions' places: one class, so the decision path compiles one call for both (docs/adr/0029). */
+    private final DecisionSink trafficSink;
     private final DecisionSink warmUpSink;
+
+    /** One outbox as a sink. */
+    private static final class Place implements DecisionSink {
+        private final Outbox outbox;
+
+        Place(Outbox outbox) {
+            this.outbox = outbox;
+        }
+
+        @Override
+        public void offer(DecisionRecord record) {
+            outbox.offer(record);
+        }
+
+        @Override
+        public boolean reserve() {
+            return outbox.reserve();
+        }
+
+        @Override
+        public void offerReserved(DecisionRecord record) {
+            outbox.offerReserved(record);
+        }
+    }
 
     OutboxSink(OutboxConfig config, MeterRegistry registry, @RedisClientName("outbox") Instance<Redis> redis) {
         this.config = config;
@@ -58,26 +84,13 @@ public class OutboxSink implements DecisionSink {
             // an encoder per writer thread: it reuses its buffer and its encoded parts (DecisionEvents)
             outbox = outbox(config.stream(), events(), registry);
             warmUpOutbox = outbox(warmUpStream(), events(), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-            warmUpSink = new DecisionSink() {
-                @Override
-                public void offer(DecisionRecord record) {
-                    warmUpOutbox.offer(record);
-                }
-
-                @Override
-                public boolean reserve() {
-                    return warmUpOutbox.reserve();
-                }
-
-                @Override
-                public void offerReserved(DecisionRecord record) {
-                    warmUpOutbox.offerReserved(record);
-                }
-            };
+            trafficSink = new Place(outbox);
+            warmUpSink = new Place(warmUpOutbox);
         } else {
             this.redis = null;
             outbox = null;
             warmUpOutbox = null;
+            trafficSink = NOWHERE;
             warmUpSink = NOWHERE;
         }
     }
@@ -117,6 +130,11 @@ public class OutboxSink implements DecisionSink {
             warmUpOutbox.stop(Duration.ZERO);
             outbox.stop(config.shutdownTimeout());
         }
+    }
+
+    @Override
+    public DecisionSink traffic() {
+        return trafficSink;
     }
 
     @Override

@@ -88,6 +88,8 @@ public class RedisVelocityStore implements VelocityStore {
     private final AtomicLong lastAnsweredMillis = new AtomicLong();
     private final WarmUpKeys warmUpKeys = new WarmUpKeys();
     private final LongAdder warmUpWrites = new LongAdder();
+    private final VelocityStore traffic = new Keyspace(null, new LongAdder());
+    private final VelocityStore warmUp = new Keyspace(warmUpKeys, warmUpWrites);
     private Timer writeRoundTrip;
     private Timer readRoundTrip;
     private Counter redisErrors;
@@ -247,10 +249,41 @@ public class RedisVelocityStore implements VelocityStore {
      */
     @Override
     public CompletionStage<VelocityResults> checkWarmUp(VelocityRequest request) {
-        if (!request.readOnly()) {
-            warmUpWrites.increment();
+        return warmUp.check(request);
+    }
+
+    @Override
+    public VelocityStore forTraffic() {
+        return traffic;
+    }
+
+    @Override
+    public VelocityStore forWarmUp() {
+        return warmUp;
+    }
+
+    /**
+     * This store on one set of keys: the real ones, or the warm-up's. Both sides are this one class, so
+     * the decision path's call compiles for one class and does not deoptimise at ready (docs/adr/0029).
+     */
+    private final class Keyspace implements VelocityStore {
+        /** Null: the real keys. */
+        private final WarmUpKeys namespace;
+        /** Calls that wrote (counted on both sides, read for the warm-up's). */
+        private final LongAdder writes;
+
+        Keyspace(WarmUpKeys namespace, LongAdder writes) {
+            this.namespace = namespace;
+            this.writes = writes;
         }
-        return check(request, warmUpKeys);
+
+        @Override
+        public CompletionStage<VelocityResults> check(VelocityRequest request) {
+            if (!request.readOnly()) {
+                writes.increment();
+            }
+            return RedisVelocityStore.this.check(request, namespace);
+        }
     }
 
     /** Velocity calls allowed in flight now (the adaptive limit). */

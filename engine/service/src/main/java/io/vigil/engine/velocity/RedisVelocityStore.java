@@ -325,13 +325,18 @@ public class RedisVelocityStore implements VelocityStore {
             shed.increment();
             return CompletableFuture.completedFuture(SHED);
         }
+        // A probe whose request does not wait for it is read-only: the request is answered without
+        // velocity, so the probe must not count its transaction either.
+        boolean detached = admitted.probe && !probeHoldsRequest;
+        VelocityRequest sent = detached && !request.readOnly()
+                ? new VelocityRequest(request.transactionId(), request.checks(), true) : request;
         CompletionStage<double[]> call;
         try {
-            call = client.run(request, clock.millis(), namespace);
+            call = client.run(sent, clock.millis(), namespace);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        Timer timer = request.readOnly() ? readRoundTrip : writeRoundTrip;
+        Timer timer = sent.readOnly() ? readRoundTrip : writeRoundTrip;
         CompletionStage<VelocityResults> answer = call.handle((values, failure) -> {
             long end = System.nanoTime();
             guard.done(admitted, end, failure != null);
@@ -345,7 +350,7 @@ public class RedisVelocityStore implements VelocityStore {
             }
             return VelocityResults.unavailable(failed(unwrap(failure)));
         });
-        if (admitted.probe && !probeHoldsRequest) {
+        if (detached) {
             // the probe goes on and ends in the guard; its request does not wait for a Redis that is
             // most likely still down (VelocityConfig.CircuitBreaker#probeHoldsRequest)
             circuitOpenRefusals.increment();

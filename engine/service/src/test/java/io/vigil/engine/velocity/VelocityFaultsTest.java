@@ -235,4 +235,40 @@ class VelocityFaultsTest {
         }
         awaitNormal();
     }
+
+    @Test
+    void theProbesTransactionIsNotCounted() throws Exception {
+        RedisServer redis = RedisResource.server();
+        // stopped, not frozen: a frozen Redis answers its queued calls late on thaw, and a late answer
+        // closes the breaker without a probe
+        redis.stop();
+        try {
+            for (int i = 0; i < 200 && VelocityHttp.metric("vigil_velocity_circuit_state") != 2; i++) {
+                auth(id("t"), id("card"), id("dev"), 5);
+            }
+            assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("the breaker opened").isEqualTo(2);
+            for (int i = 0; i < 1200 && VelocityHttp.metric("vigil_velocity_in_flight") > 0; i++) {
+                Thread.sleep(50);
+            }
+        } finally {
+            redis.restart();
+        }
+        assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("still open: the next call is a probe").isEqualTo(2);
+        // Redis is back; one card only from here, so the half-open breaker's probe is this card's
+        // transaction. Its request is answered DEGRADED without waiting, so it must not be counted.
+        String card = id("card");
+        Answer a = auth(id("t"), card, id("dev"), 10);
+        for (int i = 0; i < 1200 && !"NORMAL".equals(a.mode()); i++) {
+            Thread.sleep(50);
+            a = auth(id("t"), card, id("dev"), 10);
+        }
+        assertThat(a.mode()).as(a.toString()).isEqualTo("NORMAL");
+        assertThat(a.decision()).as(a.toString()).isEqualTo("APPROVE");
+        Answer second = auth(id("t"), card, id("dev"), 10);
+        assertThat(second.decision()).as("the card's second counted transaction (the probe's was not counted): " + second)
+                .isEqualTo("APPROVE");
+        Answer third = auth(id("t"), card, id("dev"), 10);
+        assertThat(third.decision()).as(third.toString()).isEqualTo("DECLINE");
+        assertThat(third.ruleId()).isEqualTo("card-5m-count");
+    }
 }

@@ -53,8 +53,10 @@ redis_priority() {
 redis_children_priority() {
   local pid
   [ "${VIGIL_REDIS_CHILDREN:-idle}" = idle ] && pid=$(redis_pid) || return 0
-  # its own session, nothing inherited: it outlives this shell (make run's), and ends with Redis
-  setsid "$VIGIL_ROOT/environments/local/bin/redis-children-idle.sh" "$pid" </dev/null >/dev/null 2>&1 &
+  # its own session, nothing inherited: it outlives this shell (make run's), and ends with Redis. Started
+  # from a subshell so that it is no job of the caller's: a bench's `wait` would otherwise wait for it,
+  # that is for Redis to end (bench-outage hung after restarting Redis).
+  (setsid "$VIGIL_ROOT/environments/local/bin/redis-children-idle.sh" "$pid" </dev/null >/dev/null 2>&1 &)
 }
 
 start_redis() {

@@ -358,14 +358,13 @@ public class DecisionPath {
             if (admitted) {
                 inFlight.decrementAndGet();
             }
-            EngineMetrics m = metrics;
             try {
-                m.answered(record);
+                metrics.answered(record);
                 reply.send(record);
             } catch (RuntimeException e) {
                 // thrown inside the velocity store's completion (CompletableFuture.whenComplete) it would
                 // vanish without a trace, and the request stay unanswered without a word
-                m.unwritten(type, EngineMetrics.Unwritten.WRITE_FAILED);
+                metrics.unwritten(type, EngineMetrics.Unwritten.WRITE_FAILED);
                 long now = System.currentTimeMillis();
                 long last = lastErrorLog.get();
                 if (now - last >= 1000 && lastErrorLog.compareAndSet(last, now)) {
@@ -374,11 +373,11 @@ public class DecisionPath {
             } finally {
                 // even when the reply failed (the caller may still have the answer): the reserved place
                 // is used, or it would be lost to the queue for good
-                queue(record, admitted, m);
+                queue(record, admitted);
             }
         }
 
-        private void queue(DecisionRecord record, boolean admitted, EngineMetrics m) {
+        private void queue(DecisionRecord record, boolean admitted) {
             try {
                 if (admitted) {
                     sink.offerReserved(record);
@@ -386,7 +385,7 @@ public class DecisionPath {
                     sink.offer(record);
                 }
             } catch (RuntimeException e) {
-                m.sinkError();
+                metrics.sinkError();
                 LOG.debugf(e, "decision sink refused %s", record.decisionId());
             }
         }

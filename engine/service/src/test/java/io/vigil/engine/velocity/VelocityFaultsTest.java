@@ -208,15 +208,7 @@ class VelocityFaultsTest {
         RedisServer redis = RedisResource.server();
         redis.freeze();
         try {
-            for (int i = 0; i < 200 && VelocityHttp.metric("vigil_velocity_circuit_state") != 2; i++) {
-                auth(id("t"), id("card"), id("dev"), 5);
-            }
-            assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("the breaker opened").isEqualTo(2);
-            // the calls admitted before it opened expire first, so that every later expiry is a probe's
-            for (int i = 0; i < 1200 && VelocityHttp.metric("vigil_velocity_in_flight") > 0; i++) {
-                Thread.sleep(50);
-            }
-            assertThat(VelocityHttp.metric("vigil_velocity_in_flight")).as("calls in flight").isZero();
+            openBreakerAndDrain(); // the calls admitted before it opened expire first, so that every later expiry is a probe's
             double missed = VelocityHttp.metric("vigil_velocity_deadline_missed_total");
             double expired = VelocityHttp.metric("vigil_velocity_expired_total");
             int probesSeen = 0;
@@ -243,13 +235,7 @@ class VelocityFaultsTest {
         // closes the breaker without a probe
         redis.stop();
         try {
-            for (int i = 0; i < 200 && VelocityHttp.metric("vigil_velocity_circuit_state") != 2; i++) {
-                auth(id("t"), id("card"), id("dev"), 5);
-            }
-            assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("the breaker opened").isEqualTo(2);
-            for (int i = 0; i < 1200 && VelocityHttp.metric("vigil_velocity_in_flight") > 0; i++) {
-                Thread.sleep(50);
-            }
+            openBreakerAndDrain();
         } finally {
             redis.restart();
         }
@@ -270,5 +256,17 @@ class VelocityFaultsTest {
         Answer third = auth(id("t"), card, id("dev"), 10);
         assertThat(third.decision()).as(third.toString()).isEqualTo("DECLINE");
         assertThat(third.ruleId()).isEqualTo("card-5m-count");
+    }
+
+    /** Sends traffic until the breaker opens, then waits until no call is in flight any more. */
+    private static void openBreakerAndDrain() throws InterruptedException {
+        for (int i = 0; i < 200 && VelocityHttp.metric("vigil_velocity_circuit_state") != 2; i++) {
+            auth(id("t"), id("card"), id("dev"), 5);
+        }
+        assertThat(VelocityHttp.metric("vigil_velocity_circuit_state")).as("the breaker opened").isEqualTo(2);
+        for (int i = 0; i < 1200 && VelocityHttp.metric("vigil_velocity_in_flight") > 0; i++) {
+            Thread.sleep(50);
+        }
+        assertThat(VelocityHttp.metric("vigil_velocity_in_flight")).as("calls in flight").isZero();
     }
 }
